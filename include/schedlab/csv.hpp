@@ -1,0 +1,57 @@
+// RFC 4180 CSV tokenizer and strict field parsers shared by the trace readers.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedlab/types.hpp"
+
+namespace schedlab {
+
+// Splits text into rows of fields. Handles quoted fields (with "" escapes and embedded
+// newlines), CRLF line ends, and skips empty lines. Field views stay valid until the next call.
+class CsvReader {
+ public:
+  CsvReader(std::string_view text, std::string file, char delimiter = ',');
+  // Next non-empty row; false at end of input. Throws TraceError on an unterminated quote.
+  bool next_row(std::vector<std::string_view>& fields);
+  // 1-based line where the current row starts.
+  std::size_t line() const { return row_line_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string_view text_;
+  std::string file_;
+  char delimiter_;
+  std::size_t pos_ = 0;
+  std::size_t next_line_ = 1;
+  std::size_t row_line_ = 0;
+  std::deque<std::string> unescaped_;
+};
+
+std::string_view trim(std::string_view text);
+
+// Strict parsers: the whole (trimmed) text must be the number. nullopt otherwise.
+std::optional<std::int64_t> parse_int(std::string_view text);
+std::optional<double> parse_double(std::string_view text);
+// Decimal seconds (e.g. "12", "0.5", "1e3") to milliseconds, rounded half away from zero once.
+std::optional<TimeMs> parse_seconds_ms(std::string_view text);
+// Double seconds to milliseconds, rounded half away from zero; nullopt if out of range.
+std::optional<TimeMs> seconds_to_ms(double seconds);
+
+// Column lookup by header name (exact match after trimming).
+class CsvHeader {
+ public:
+  explicit CsvHeader(const std::vector<std::string_view>& names);
+  std::optional<std::size_t> find(std::string_view name) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+}  // namespace schedlab

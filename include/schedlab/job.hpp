@@ -1,0 +1,78 @@
+// What a job is (JobSpec, immutable, from the trace) and what has happened to it (JobState,
+// owned by the engine).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedlab/placement.hpp"
+#include "schedlab/string_pool.hpp"
+#include "schedlab/types.hpp"
+
+namespace schedlab {
+
+inline constexpr TimeMs kUnsetMs = -1;
+
+// One job as the trace describes it. All times are integer milliseconds.
+struct JobSpec {
+  std::string id;                          // unique within the trace
+  TimeMs submit_ms = 0;                    // >= 0
+  std::int32_t gpus = 1;                   // >= 1
+  TimeMs duration_ms = 0;                  // true run time at reference speed, > 0
+  TimeMs walltime_ms = kUnsetMs;           // requested limit / estimate; kUnsetMs = none given
+  std::int64_t priority = 0;               // larger is more important
+  StringId user = 0;                       // into Trace::strings
+  StringId tenant = 0;                     // virtual cluster / tenant
+  StringId gpu_type = 0;                   // constraint; 0 = any type
+  StringId status = 0;                     // original trace status, if the format has one
+  bool preemptible = true;
+  TimeMs checkpoint_interval_ms = kUnsetMs;  // kUnsetMs = use the run's default
+  TimeMs restart_overhead_ms = kUnsetMs;     // kUnsetMs = use the run's default
+  std::uint32_t line = 0;                  // 1-based line of the record in its file
+};
+
+// A loaded trace: jobs in file order plus the interned strings they refer to.
+struct Trace {
+  std::string path;
+  std::string format;  // reader that produced it, e.g. "native"
+  std::vector<JobSpec> jobs;
+  StringPool strings;
+  // Jobs the reader skipped, by reason (count), e.g. "no duration". Deterministic order.
+  std::vector<std::pair<std::string, std::uint64_t>> skipped;
+};
+
+enum class JobStatus : std::uint8_t {
+  kNotSubmitted,     // before its submit time
+  kQueued,           // waiting for the policy
+  kRunning,          // holds GPUs
+  kCompleted,        // ran to the end of its duration
+  kWalltimeReached,  // killed at its walltime
+  kRejected,         // no placement could ever satisfy it
+};
+
+bool is_final(JobStatus status);
+const char* batsim_final_state(JobStatus status);
+
+// Engine-owned state of one job. Policies read it through SchedContext.
+struct JobState {
+  JobStatus status = JobStatus::kNotSubmitted;
+  std::uint32_t attempt = 0;               // incremented at each start; stale events carry old ones
+  TimeMs first_start_ms = kUnsetMs;
+  TimeMs last_start_ms = kUnsetMs;         // start of the current/last attempt
+  TimeMs queued_since_ms = kUnsetMs;       // when it last entered the queue
+  TimeMs finish_ms = kUnsetMs;
+  TimeMs walltime_ms = 0;                  // effective limit the policies see (> 0)
+  TimeMs remaining_work_ms = 0;            // work left at reference speed
+  TimeMs checkpointed_work_ms = 0;         // work saved by the last checkpoint
+  TimeMs overhead_ms = 0;                  // restart overhead charged at the current start
+  TimeMs run_ms = 0;                       // total time held GPUs, over all attempts
+  TimeMs lost_gpu_ms = 0;                  // GPU-ms redone or spent on restart overhead
+  double energy_j = 0.0;
+  std::uint32_t restarts = 0;
+  std::uint32_t preemptions = 0;
+  Placement placement;                     // current (running) or last placement
+  std::string reject_reason;
+};
+
+}  // namespace schedlab

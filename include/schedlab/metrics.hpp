@@ -1,0 +1,90 @@
+// MetricsCollector: an observer that integrates the piecewise-constant cluster state exactly
+// between instants and renders summary.json, jobs.csv and timeseries.csv.
+// Definitions of every metric: docs/metrics.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schedlab/engine.hpp"
+#include "schedlab/observer.hpp"
+
+namespace schedlab {
+
+// What the summary says about the run itself.
+struct RunInfo {
+  std::string policy;
+  std::string trace;
+  EngineStats engine;
+  double wall_s = 0.0;
+};
+
+// Percentile by linear interpolation between closest ranks (numpy's default), p in [0, 100].
+// `sorted` must be ascending and non-empty.
+double percentile(const std::vector<double>& sorted, double p);
+
+class MetricsCollector : public Observer {
+ public:
+  MetricsCollector() = default;
+
+  void on_begin(const SchedContext& ctx) override;
+  void on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) override;
+  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override;
+  void on_end(const SchedContext& ctx) override;
+
+  // Render after run() and before the Engine is destroyed (they read its job states).
+  // Key order is fixed; floats are rounded to fixed decimals.
+  nlohmann::ordered_json summary_json(const RunInfo& info) const;
+  std::string jobs_csv() const;
+  std::string timeseries_csv() const;
+
+  // Integrals over [first submit, last finish], exposed for tests.
+  struct Totals {
+    TimeMs span_ms = 0;
+    double busy_gpu_ms = 0;
+    double capacity_gpu_ms = 0;
+    double idle_while_waiting_gpu_ms = 0;
+    double energy_busy_j = 0;
+    double energy_idle_j = 0;
+  };
+  const Totals& totals() const { return totals_; }
+
+ private:
+  // State over one stretch [from, to) in which nothing changed.
+  struct Segment {
+    TimeMs from_ms = 0;
+    TimeMs to_ms = 0;
+    std::int64_t busy_gpus = 0;
+    std::int64_t queued_jobs = 0;
+    std::int64_t queued_gpus = 0;
+    std::int64_t running_jobs = 0;
+    double busy_power_w = 0;
+    double idle_power_w = 0;
+  };
+  struct SeriesRow {
+    TimeMs start_ms = 0;
+    TimeMs covered_ms = 0;
+    double busy_gpu_ms = 0;
+    double queued_jobs_ms = 0;
+    double queued_gpus_ms = 0;
+    double running_jobs_ms = 0;
+    double energy_j = 0;
+  };
+  void commit(const Segment& segment);
+  void add_to_series(const Segment& segment);
+
+  const SchedContext* ctx_ = nullptr;
+  TimeMs interval_ms_ = 300'000;
+  std::int64_t total_gpus_ = 0;
+  std::vector<std::int64_t> type_total_gpus_;
+  Totals totals_;
+  // Segments after the latest finish: committed at the next finish, dropped at the end, so
+  // every integral stops at the last finish.
+  std::vector<Segment> uncommitted_;
+  std::vector<SeriesRow> series_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,43 @@
+// One complete simulation: trace + cluster + policy -> metrics outputs. Shared by every
+// command that runs the engine (run, compare, sweep) and by tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schedlab/cluster.hpp"
+#include "schedlab/engine.hpp"
+#include "schedlab/job.hpp"
+#include "schedlab/observer.hpp"
+#include "schedlab/run_options.hpp"
+
+namespace schedlab {
+
+struct SimulationRequest {
+  std::string policy = "fifo";
+  std::map<std::string, std::string> params;
+  RunOptions options;
+  bool reproducible = false;  // write engine.wall_s as 0 so outputs are byte-identical
+};
+
+struct SimulationResult {
+  nlohmann::ordered_json summary;
+  std::string jobs_csv;
+  std::string timeseries_csv;
+  EngineStats engine;
+};
+
+// Runs the policy over the trace on a fresh copy of the cluster. Extra observers (e.g. an
+// invariant checker in tests) are attached after the metrics collector.
+// Throws InputError (bad options or parameters), StuckError, PolicyError, InvariantError.
+SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
+                          const SimulationRequest& request,
+                          const std::vector<Observer*>& extra_observers = {});
+
+// Human-readable summary table for a terminal.
+std::string format_summary_table(const nlohmann::ordered_json& summary);
+
+}  // namespace schedlab

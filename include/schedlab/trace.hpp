@@ -1,0 +1,40 @@
+// Reading job traces. One reader per format; `native` is schedlab's own CSV.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedlab/job.hpp"
+
+namespace schedlab {
+
+struct TraceReadOptions {
+  std::string format = "auto";  // a registered format name, or auto
+};
+
+// A trace format: how to recognise it and how to read it.
+struct TraceFormat {
+  std::string name;
+  std::string summary;
+  // Whether `text` (the file's content) looks like this format; used by --format auto.
+  std::function<bool(std::string_view path, std::string_view text)> detect;
+  // Reads the whole content. Throws TraceError "FILE:LINE: message" on bad input.
+  std::function<Trace(const std::string& path, std::string_view text)> read;
+};
+
+// Built-in formats sorted by name (src/trace/trace_formats.cpp lists them).
+const std::vector<TraceFormat>& trace_formats();
+
+// Reads a file's bytes; a name ending in .gz is decompressed. Throws TraceError if unreadable.
+std::string read_file_bytes(const std::string& path);
+
+// Reads a trace; with format "auto" the first format whose detect() accepts it wins (formats
+// are tried by name order, native last). Throws TraceError / ConfigError.
+Trace read_trace(const std::string& path, const TraceReadOptions& options = {});
+
+// Reads schedlab's native CSV from memory (used by tests and by read_trace).
+Trace read_native_trace(const std::string& path, std::string_view text);
+
+}  // namespace schedlab

@@ -1,0 +1,31 @@
+// fifo — strict first-come-first-served.
+//
+// Algorithm: jobs start in submit-time order, ties broken by trace (file) order. The job at the
+// head of the queue that does not fit blocks every later job (head-of-line blocking): nothing
+// overtakes it, even if it would fit.
+// Parameters: none.
+// Citation: the baseline of every job-scheduling study, e.g. D. G. Feitelson, "Workload Modeling
+// for Computer Systems Performance Evaluation", Cambridge University Press, 2015, ch. 8.
+#include "schedlab/greedy_policy.hpp"
+
+namespace schedlab {
+namespace {
+
+class FifoPolicy final : public GreedyPolicy {
+ public:
+  FifoPolicy() : GreedyPolicy(/*head_of_line_blocking=*/true) {}
+
+ protected:
+  OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
+    return {ctx.spec(job).submit_ms, 0};
+  }
+};
+
+}  // namespace
+}  // namespace schedlab
+
+SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
+    "fifo",
+    "first-come-first-served by submit time (ties: trace order); head-of-line blocking",
+    {},
+    [](const schedlab::PolicyParams&) { return std::make_unique<schedlab::FifoPolicy>(); }})

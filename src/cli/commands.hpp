@@ -1,0 +1,45 @@
+// Subcommands of the schedlab command line. Each add_* registers its CLI11 subcommand and
+// returns the action to run when it was chosen; the action returns the process exit code.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "schedlab/run_options.hpp"
+
+namespace schedlab::cli {
+
+// Process exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRegression = 1;  // schedlab check: a metric regressed
+inline constexpr int kExitInput = 2;       // bad input: trace, cluster, options, parameters
+inline constexpr int kExitStuck = 3;       // jobs queued with nothing left to happen
+inline constexpr int kExitInternal = 4;    // a policy bug or a broken internal invariant
+
+using Action = std::function<int()>;
+
+// Options shared by every command that runs simulations.
+struct SimulationOptions {
+  std::string trace;
+  std::string format = "auto";
+  std::string cluster;
+  std::string estimate = "exact";
+  bool no_walltime_kill = false;
+  double checkpoint_interval_s = 0;
+  double restart_overhead_s = 30;
+  double interval_s = 300;
+  std::string placement = "pack";
+  std::uint64_t seed = 1;
+  bool reproducible = false;
+};
+void add_simulation_options(CLI::App& command, SimulationOptions& options);
+// Validates and converts; throws ConfigError.
+RunOptions to_run_options(const SimulationOptions& options);
+
+Action add_run_command(CLI::App& app);
+Action add_policies_command(CLI::App& app);
+
+}  // namespace schedlab::cli

@@ -1,0 +1,63 @@
+// schedlab command line: dispatches to the subcommands and maps errors to exit codes.
+#include <cstdio>
+#include <exception>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "schedlab/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace schedlab;
+  using namespace schedlab::cli;
+  auto logger = spdlog::stderr_logger_st("schedlab");
+  logger->set_pattern("schedlab: %l: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"schedlab: discrete-event GPU cluster scheduling simulator"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "schedlab 0.1.0");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "also log informational messages on stderr");
+  std::vector<Action> actions = {add_run_command(app), add_policies_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    return kExitInput;
+  }
+  if (verbose) spdlog::set_level(spdlog::level::info);
+  try {
+    for (const auto& action : actions) {
+      const int code = action();
+      if (code >= 0) return code;
+    }
+    return kExitInput;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitInput;
+  } catch (const StuckError& e) {
+    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    return kExitStuck;
+  } catch (const PolicyError& e) {
+    std::fprintf(stderr, "schedlab: policy error: %s\n", e.what());
+    return kExitInternal;
+  } catch (const InvariantError& e) {
+    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    return kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "schedlab: out of memory\n");
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "schedlab: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+}

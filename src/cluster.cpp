@@ -1,0 +1,168 @@
+#include "schedlab/cluster.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+int Node::free_gpus() const { return std::popcount(free_mask); }
+
+GpuMask Node::all_mask() const {
+  return gpus >= 64 ? ~GpuMask{0} : ((GpuMask{1} << gpus) - 1);
+}
+
+Cluster::Cluster(const ClusterSpec& spec) : source_(spec.source), gpu_types_(spec.gpu_types) {
+  if (spec.groups.empty()) throw ConfigError(fmt::format("{}: cluster has no nodes", spec.source));
+  total_by_type_.assign(gpu_types_.size(), 0);
+  max_node_by_type_.assign(gpu_types_.size(), 0);
+  std::map<std::string, std::uint32_t> rack_ids;
+  std::uint64_t next_gpu = 0;
+  std::uint64_t node_total = 0;
+  for (const auto& g : spec.groups) node_total += g.count;
+  if (node_total > 50'000'000)
+    throw ConfigError(fmt::format("{}: {} nodes is more than supported (50000000)", spec.source, node_total));
+  nodes_.reserve(node_total);
+  for (std::size_t gi = 0; gi < spec.groups.size(); ++gi) {
+    const auto& g = spec.groups[gi];
+    const auto type = find_gpu_type(g.gpu_type);
+    if (!type) throw ConfigError(fmt::format("{}: unknown GPU type '{}'", spec.source, g.gpu_type));
+    if (g.gpus_per_node < 1 || g.gpus_per_node > kMaxGpusPerNode)
+      throw ConfigError(fmt::format("{}: {} GPUs per node is outside 1..64", spec.source, g.gpus_per_node));
+    const std::string rack_name = g.rack.empty() ? fmt::format("rack-{}", gi) : g.rack;
+    auto [it, inserted] = rack_ids.try_emplace(rack_name, static_cast<std::uint32_t>(rack_names_.size()));
+    if (inserted) rack_names_.push_back(rack_name);
+    Group group;
+    group.first_node = static_cast<NodeIndex>(nodes_.size());
+    group.count = g.count;
+    group.gpus_per_node = g.gpus_per_node;
+    group.type = *type;
+    group.nodes_by_free.reserve(static_cast<std::size_t>(g.gpus_per_node) + 1);
+    for (int k = 0; k <= g.gpus_per_node; ++k) group.nodes_by_free.emplace_back(g.count);
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+      Node node;
+      node.type = *type;
+      node.gpus = g.gpus_per_node;
+      node.group = static_cast<std::uint32_t>(gi);
+      node.rack = it->second;
+      node.first_gpu_id = next_gpu;
+      node.free_mask = node.all_mask();
+      next_gpu += static_cast<std::uint64_t>(g.gpus_per_node);
+      nodes_.push_back(node);
+      group.nodes_by_free[static_cast<std::size_t>(g.gpus_per_node)].insert(i);
+    }
+    total_by_type_[*type] += static_cast<std::int64_t>(g.count) * g.gpus_per_node;
+    max_node_by_type_[*type] = std::max(max_node_by_type_[*type], g.gpus_per_node);
+    max_node_gpus_ = std::max(max_node_gpus_, g.gpus_per_node);
+    groups_.push_back(std::move(group));
+  }
+  total_gpus_ = static_cast<std::int64_t>(next_gpu);
+  free_gpus_ = total_gpus_;
+  free_by_type_ = total_by_type_;
+}
+
+std::optional<GpuTypeIndex> Cluster::find_gpu_type(const std::string& name) const {
+  for (std::size_t i = 0; i < gpu_types_.size(); ++i)
+    if (gpu_types_[i].name == name) return static_cast<GpuTypeIndex>(i);
+  return std::nullopt;
+}
+
+std::int64_t Cluster::total_gpus_of(GpuTypeIndex type) const {
+  return type == kAnyGpuType ? total_gpus_ : total_by_type_[type];
+}
+
+std::int64_t Cluster::free_gpus_of(GpuTypeIndex type) const {
+  return type == kAnyGpuType ? free_gpus_ : free_by_type_[type];
+}
+
+int Cluster::max_node_gpus(GpuTypeIndex type) const {
+  return type == kAnyGpuType ? max_node_gpus_ : max_node_by_type_[type];
+}
+
+void Cluster::move_in_index(NodeIndex node, int old_free, int new_free) {
+  auto& group = groups_[nodes_[node].group];
+  const std::uint32_t local = node - group.first_node;
+  group.nodes_by_free[static_cast<std::size_t>(old_free)].erase(local);
+  group.nodes_by_free[static_cast<std::size_t>(new_free)].insert(local);
+}
+
+bool Cluster::can_allocate(const Placement& placement) const {
+  NodeIndex previous = 0;
+  for (std::size_t i = 0; i < placement.size(); ++i) {
+    const auto& a = placement[i];
+    if (a.node >= nodes_.size() || a.gpus == 0) return false;
+    if (i > 0 && a.node <= previous) return false;
+    previous = a.node;
+    const Node& n = nodes_[a.node];
+    if ((a.gpus & ~n.all_mask()) != 0) return false;
+    if ((a.gpus & ~n.free_mask) != 0) return false;
+  }
+  return !placement.empty();
+}
+
+void Cluster::allocate(const Placement& placement) {
+  SCHEDLAB_ASSERT(can_allocate(placement), "allocated GPUs are free and exist");
+  for (const auto& a : placement) {
+    Node& n = nodes_[a.node];
+    const int before = n.free_gpus();
+    n.free_mask &= ~a.gpus;
+    const int taken = a.gpu_count();
+    move_in_index(a.node, before, before - taken);
+    free_gpus_ -= taken;
+    free_by_type_[n.type] -= taken;
+  }
+}
+
+void Cluster::release(const Placement& placement) {
+  for (const auto& a : placement) {
+    SCHEDLAB_ASSERT(a.node < nodes_.size(), "released node exists");
+    Node& n = nodes_[a.node];
+    SCHEDLAB_ASSERT((a.gpus & n.free_mask) == 0 && (a.gpus & ~n.all_mask()) == 0,
+                    "released GPUs were held");
+    const int before = n.free_gpus();
+    n.free_mask |= a.gpus;
+    const int given = a.gpu_count();
+    move_in_index(a.node, before, before + given);
+    free_gpus_ += given;
+    free_by_type_[n.type] += given;
+  }
+  SCHEDLAB_ASSERT(free_gpus_ <= total_gpus_, "free GPUs never exceed capacity");
+}
+
+std::string Cluster::gpu_id_ranges(const Placement& placement) const {
+  std::string out;
+  std::uint64_t run_start = 0;
+  std::uint64_t run_end = 0;  // exclusive
+  bool open = false;
+  auto flush = [&] {
+    if (!open) return;
+    if (!out.empty()) out += ' ';
+    if (run_end - run_start == 1) out += fmt::format("{}", run_start);
+    else out += fmt::format("{}-{}", run_start, run_end - 1);
+  };
+  for (const auto& a : placement) {
+    const Node& n = nodes_[a.node];
+    GpuMask mask = a.gpus;
+    while (mask != 0) {
+      const auto bit = static_cast<std::uint64_t>(std::countr_zero(mask));
+      mask &= mask - 1;
+      const std::uint64_t id = n.first_gpu_id + bit;
+      if (open && id == run_end) {
+        ++run_end;
+      } else {
+        flush();
+        run_start = id;
+        run_end = id + 1;
+        open = true;
+      }
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace schedlab

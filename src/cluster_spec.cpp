@@ -1,0 +1,188 @@
+// Parsing cluster specs: the compact "NODESxGPUS[:TYPE],..." form and the JSON file form.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "schedlab/cluster.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+const std::vector<GpuType>& builtin_gpu_types() {
+  // Busy = board power limit (TDP) of the SXM part; idle = typical idle board draw.
+  // Sources: docs/cluster-spec.md.
+  static const std::vector<GpuType> types = {
+      {"V100", 45.0, 300.0}, {"A100", 50.0, 400.0}, {"H100", 70.0, 700.0},
+      {"H200", 75.0, 700.0}, {"B200", 140.0, 1000.0},
+  };
+  return types;
+}
+
+namespace {
+
+void add_or_replace_type(std::vector<GpuType>& types, GpuType type) {
+  for (auto& existing : types) {
+    if (existing.name == type.name) {
+      existing = std::move(type);
+      return;
+    }
+  }
+  types.push_back(std::move(type));
+}
+
+bool type_known(const std::vector<GpuType>& types, const std::string& name) {
+  for (const auto& t : types)
+    if (t.name == name) return true;
+  return false;
+}
+
+std::string known_type_list(const std::vector<GpuType>& types) {
+  std::string out;
+  for (const auto& t : types) out += (out.empty() ? "" : ", ") + t.name;
+  return out;
+}
+
+ClusterSpec parse_compact(const std::string& text) {
+  ClusterSpec spec;
+  spec.gpu_types = builtin_gpu_types();
+  spec.source = text;
+  auto fail = [&text](const std::string& item, const std::string& why) -> ConfigError {
+    return ConfigError(fmt::format("--cluster '{}': group '{}': {}", text, item, why));
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item(trim(std::string_view(text).substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start)));
+    start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    NodeGroupSpec group;
+    std::string shape = item;
+    const std::size_t colon = item.find(':');
+    group.gpu_type = kDefaultGpuType;
+    if (colon != std::string::npos) {
+      shape = item.substr(0, colon);
+      group.gpu_type = item.substr(colon + 1);
+      if (!type_known(spec.gpu_types, group.gpu_type))
+        throw fail(item, fmt::format("unknown GPU type '{}' (known: {}; define others in a "
+                                     "cluster JSON file)",
+                                     group.gpu_type, known_type_list(spec.gpu_types)));
+    }
+    const std::size_t x = shape.find('x');
+    if (x == std::string::npos)
+      throw fail(item, "expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
+    const auto nodes = parse_int(std::string_view(shape).substr(0, x));
+    const auto gpus = parse_int(std::string_view(shape).substr(x + 1));
+    if (!nodes || *nodes < 1 || *nodes > 10'000'000)
+      throw fail(item, fmt::format("node count '{}' is not an integer in 1..10000000",
+                                   shape.substr(0, x)));
+    if (!gpus || *gpus < 1 || *gpus > kMaxGpusPerNode)
+      throw fail(item, fmt::format("GPUs per node '{}' is not an integer in 1..64", shape.substr(x + 1)));
+    group.count = static_cast<std::uint32_t>(*nodes);
+    group.gpus_per_node = static_cast<int>(*gpus);
+    spec.groups.push_back(group);
+  }
+  return spec;
+}
+
+double json_number(const nlohmann::json& obj, const std::string& key, const std::string& path,
+                   const std::string& source) {
+  if (!obj.contains(key)) throw ConfigError(fmt::format("{}: {}.{}: missing", source, path, key));
+  const auto& v = obj.at(key);
+  if (!v.is_number())
+    throw ConfigError(fmt::format("{}: {}.{}: expected a number, got {}", source, path, key, v.dump()));
+  return v.get<double>();
+}
+
+std::string json_string(const nlohmann::json& obj, const std::string& key, const std::string& path,
+                        const std::string& source, const std::string& fallback) {
+  if (!obj.contains(key)) return fallback;
+  const auto& v = obj.at(key);
+  if (!v.is_string())
+    throw ConfigError(fmt::format("{}: {}.{}: expected a string, got {}", source, path, key, v.dump()));
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: invalid JSON at byte {}: {}", source, e.byte, e.what()));
+  }
+  if (!doc.is_object()) throw ConfigError(fmt::format("{}: $: expected an object", source));
+  ClusterSpec spec;
+  spec.gpu_types = builtin_gpu_types();
+  spec.source = source;
+  static const std::vector<std::string> known_keys = {"gpu_types", "node_groups"};
+  for (const auto& [key, value] : doc.items()) {
+    if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end())
+      throw ConfigError(fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups)", source, key));
+  }
+  if (doc.contains("gpu_types")) {
+    const auto& types = doc.at("gpu_types");
+    if (!types.is_array()) throw ConfigError(fmt::format("{}: $.gpu_types: expected an array", source));
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      const std::string path = fmt::format("$.gpu_types[{}]", i);
+      const auto& t = types[i];
+      if (!t.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+      GpuType type;
+      type.name = json_string(t, "name", path, source, "");
+      if (type.name.empty()) throw ConfigError(fmt::format("{}: {}.name: missing or empty", source, path));
+      type.idle_power_w = json_number(t, "idle_watts", path, source);
+      type.busy_power_w = json_number(t, "busy_watts", path, source);
+      if (type.idle_power_w < 0)
+        throw ConfigError(fmt::format("{}: {}.idle_watts: must be >= 0, got {}", source, path, type.idle_power_w));
+      if (type.busy_power_w < type.idle_power_w)
+        throw ConfigError(fmt::format("{}: {}.busy_watts: must be >= idle_watts, got {}", source,
+                                      path, type.busy_power_w));
+      add_or_replace_type(spec.gpu_types, type);
+    }
+  }
+  if (!doc.contains("node_groups") || !doc.at("node_groups").is_array() ||
+      doc.at("node_groups").empty())
+    throw ConfigError(fmt::format("{}: $.node_groups: expected a non-empty array", source));
+  const auto& groups = doc.at("node_groups");
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string path = fmt::format("$.node_groups[{}]", i);
+    const auto& g = groups[i];
+    if (!g.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+    NodeGroupSpec group;
+    const double count = json_number(g, "count", path, source);
+    const double gpus = json_number(g, "gpus_per_node", path, source);
+    if (count < 1 || count > 10'000'000 || count != static_cast<double>(static_cast<std::int64_t>(count)))
+      throw ConfigError(fmt::format("{}: {}.count: expected an integer in 1..10000000, got {}", source, path, g.at("count").dump()));
+    if (gpus < 1 || gpus > kMaxGpusPerNode || gpus != static_cast<double>(static_cast<int>(gpus)))
+      throw ConfigError(fmt::format("{}: {}.gpus_per_node: expected an integer in 1..64, got {}", source, path, g.at("gpus_per_node").dump()));
+    group.count = static_cast<std::uint32_t>(count);
+    group.gpus_per_node = static_cast<int>(gpus);
+    group.gpu_type = json_string(g, "gpu_type", path, source, kDefaultGpuType);
+    if (!type_known(spec.gpu_types, group.gpu_type))
+      throw ConfigError(fmt::format("{}: {}.gpu_type: unknown GPU type '{}' (known: {})", source,
+                                    path, group.gpu_type, known_type_list(spec.gpu_types)));
+    group.rack = json_string(g, "rack", path, source, "");
+    spec.groups.push_back(group);
+  }
+  return spec;
+}
+
+ClusterSpec parse_cluster_spec(const std::string& text) {
+  const bool looks_like_file = text.ends_with(".json") || text.find('/') != std::string::npos;
+  std::error_code ec;
+  if (looks_like_file || std::filesystem::is_regular_file(text, ec)) {
+    std::ifstream in(text, std::ios::binary);
+    if (!in) throw ConfigError(fmt::format("{}: cannot read cluster file", text));
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return parse_cluster_json_text(buffer.str(), text);
+  }
+  if (trim(text).empty()) throw ConfigError("--cluster: empty spec (expected e.g. 64x8:A100)");
+  return parse_compact(text);
+}
+
+}  // namespace schedlab

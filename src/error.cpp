@@ -1,0 +1,18 @@
+#include "schedlab/error.hpp"
+
+#include <fmt/format.h>
+
+namespace schedlab {
+
+TraceError::TraceError(const std::string& file, std::size_t line, const std::string& message)
+    : InputError(fmt::format("{}:{}: {}", file, line, message)) {}
+
+TraceError::TraceError(const std::string& file, const std::string& message)
+    : InputError(fmt::format("{}: {}", file, message)) {}
+
+void fail_invariant(const char* expr, const char* file, int line, const std::string& what) {
+  throw InvariantError(fmt::format("internal invariant violated at {}:{}: {} ({})", file, line,
+                                   what, expr));
+}
+
+}  // namespace schedlab

@@ -1,0 +1,115 @@
+#include "schedlab/policy.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+TimeMs SchedContext::walltime_end_ms(JobIndex running_job) const {
+  const JobState& s = state(running_job);
+  return s.last_start_ms + s.walltime_ms;
+}
+
+bool Decisions::try_start(JobIndex job) {
+  auto placement = find_placement(job);
+  if (!placement) return false;
+  start(job, std::move(*placement));
+  return true;
+}
+
+namespace {
+
+std::vector<PolicyInfo>& registry() {
+  static std::vector<PolicyInfo> policies;
+  return policies;
+}
+
+}  // namespace
+
+bool register_policy(PolicyInfo info) {
+  auto& policies = registry();
+  SCHEDLAB_ASSERT(std::none_of(policies.begin(), policies.end(),
+                               [&](const PolicyInfo& p) { return p.name == info.name; }),
+                  "policy names are unique");
+  policies.push_back(std::move(info));
+  return true;
+}
+
+std::vector<PolicyInfo> registered_policies() {
+  auto policies = registry();
+  std::sort(policies.begin(), policies.end(),
+            [](const PolicyInfo& a, const PolicyInfo& b) { return a.name < b.name; });
+  return policies;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name,
+                                    const std::map<std::string, std::string>& params) {
+  std::string known;
+  for (const auto& info : registered_policies()) {
+    if (info.name != name) {
+      known += (known.empty() ? "" : ", ") + info.name;
+      continue;
+    }
+    for (const auto& [key, value] : params) {
+      const bool declared = std::any_of(info.params.begin(), info.params.end(),
+                                        [&](const PolicyParamInfo& p) { return p.key == key; });
+      if (!declared) {
+        std::string keys;
+        for (const auto& p : info.params) keys += (keys.empty() ? "" : ", ") + p.key;
+        throw ConfigError(fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})",
+                                      key, value, name, key, keys.empty() ? "none" : keys));
+      }
+    }
+    return info.make(PolicyParams(name, params));
+  }
+  throw ConfigError(fmt::format("--policy: unknown policy '{}' (known: {})", name, known));
+}
+
+std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("--param '{}': expected key=value", item));
+    const std::string key(trim(std::string_view(item).substr(0, eq)));
+    const std::string value(trim(std::string_view(item).substr(eq + 1)));
+    if (!out.emplace(key, value).second)
+      throw ConfigError(fmt::format("--param '{}': key '{}' given twice", item, key));
+  }
+  return out;
+}
+
+std::int64_t PolicyParams::get_int(const std::string& key, std::int64_t fallback) const {
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  const auto value = parse_int(it->second);
+  if (!value) throw ConfigError(fmt::format("--param {}={}: policy '{}' expects an integer", key, it->second, policy_));
+  return *value;
+}
+
+double PolicyParams::get_double(const std::string& key, double fallback) const {
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  const auto value = parse_double(it->second);
+  if (!value) throw ConfigError(fmt::format("--param {}={}: policy '{}' expects a number", key, it->second, policy_));
+  return *value;
+}
+
+bool PolicyParams::get_bool(const std::string& key, bool fallback) const {
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  if (it->second == "true" || it->second == "1") return true;
+  if (it->second == "false" || it->second == "0") return false;
+  throw ConfigError(fmt::format("--param {}={}: policy '{}' expects true or false", key, it->second, policy_));
+}
+
+std::string PolicyParams::get_string(const std::string& key, const std::string& fallback) const {
+  const auto it = values_.find(key);
+  return it == values_.end() ? fallback : it->second;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,40 @@
+#include "schedlab/run_options.hpp"
+
+#include <fmt/format.h>
+
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+void parse_estimate(const std::string& text, RunOptions& options) {
+  if (text == "exact") {
+    options.estimate = EstimateMode::kExact;
+    options.estimate_factor = 1.0;
+    return;
+  }
+  if (text == "column") {
+    options.estimate = EstimateMode::kColumn;
+    return;
+  }
+  if (text.starts_with("factor:")) {
+    const auto factor = parse_double(std::string_view(text).substr(7));
+    if (!factor || *factor <= 0)
+      throw ConfigError(fmt::format("--estimate '{}': factor must be a number > 0", text));
+    options.estimate = EstimateMode::kFactor;
+    options.estimate_factor = *factor;
+    return;
+  }
+  throw ConfigError(fmt::format("--estimate '{}': expected exact, factor:X or column", text));
+}
+
+std::string estimate_name(const RunOptions& options) {
+  switch (options.estimate) {
+    case EstimateMode::kExact: return "exact";
+    case EstimateMode::kColumn: return "column";
+    case EstimateMode::kFactor: return fmt::format("factor:{}", options.estimate_factor);
+  }
+  return "exact";
+}
+
+}  // namespace schedlab

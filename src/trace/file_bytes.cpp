@@ -1,0 +1,54 @@
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "schedlab/error.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab {
+
+namespace {
+
+std::string read_gzip(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
+  gzbuffer(file, 1 << 17);
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    const int n = gzread(file, buffer, sizeof buffer);
+    if (n < 0) {
+      int code = 0;
+      const std::string message = gzerror(file, &code);
+      gzclose(file);
+      throw TraceError(path, fmt::format("corrupt gzip data: {}", message));
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  gzclose(file);
+  return out;
+}
+
+}  // namespace
+
+std::string read_file_bytes(const std::string& path) {
+  if (path.ends_with(".gz")) return read_gzip(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size < 0) throw TraceError(path, "cannot read (not a regular file?)");
+  std::string out(static_cast<std::size_t>(size), '\0');
+  in.seekg(0, std::ios::beg);
+  in.read(out.data(), size);
+  if (!in) throw TraceError(path, "read failed");
+  return out;
+}
+
+}  // namespace schedlab

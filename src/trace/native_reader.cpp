@@ -1,0 +1,165 @@
+// schedlab's native CSV trace format. Columns and rules: docs/traces.md#native.
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "readers.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+namespace {
+
+enum Column : std::size_t {
+  kId, kSubmit, kGpus, kDuration, kWalltime, kPriority, kUser, kTenant, kGpuType,
+  kPreemptible, kCheckpointInterval, kRestartOverhead, kStatus, kColumnCount
+};
+
+constexpr const char* kColumnNames[kColumnCount] = {
+    "id", "submit_time", "gpus", "duration", "walltime", "priority", "user", "tenant",
+    "gpu_type", "preemptible", "checkpoint_interval", "restart_overhead", "status"};
+constexpr std::size_t kRequiredColumns = 4;  // the first four
+
+class NativeReader {
+ public:
+  NativeReader(const std::string& path, std::string_view text) : path_(path), csv_(text, path) {}
+
+  Trace read() {
+    Trace trace;
+    trace.path = path_;
+    trace.format = "native";
+    std::vector<std::string_view> fields;
+    if (!csv_.next_row(fields)) throw TraceError(path_, 1, "empty file: expected a header row");
+    map_header(fields);
+    std::unordered_map<std::string_view, std::uint32_t> first_line_of_id;
+    while (csv_.next_row(fields)) {
+      const std::size_t line = csv_.line();
+      if (fields.size() != header_size_) {
+        if (fields.size() == 1 && trim(fields[0]).empty()) continue;
+        throw TraceError(path_, line, fmt::format("expected {} fields as in the header, got {}",
+                                                  header_size_, fields.size()));
+      }
+      JobSpec job;
+      job.line = static_cast<std::uint32_t>(line);
+      job.id = std::string(trim(field(fields, kId)));
+      if (job.id.empty()) throw bad(line, kId, job.id, "a non-empty string");
+      job.submit_ms = seconds(fields, kSubmit, line, /*allow_zero=*/true);
+      job.gpus = static_cast<std::int32_t>(integer(fields, kGpus, line, 1, 1'000'000'000, "an integer >= 1"));
+      job.duration_ms = seconds(fields, kDuration, line, /*allow_zero=*/false);
+      if (has(kWalltime) && !trim(field(fields, kWalltime)).empty())
+        job.walltime_ms = seconds(fields, kWalltime, line, /*allow_zero=*/false);
+      if (has(kPriority) && !trim(field(fields, kPriority)).empty())
+        job.priority = integer(fields, kPriority, line, INT64_MIN / 2, INT64_MAX / 2, "an integer");
+      if (has(kUser)) job.user = trace.strings.intern(trim(field(fields, kUser)));
+      if (has(kTenant)) job.tenant = trace.strings.intern(trim(field(fields, kTenant)));
+      if (has(kGpuType)) job.gpu_type = trace.strings.intern(trim(field(fields, kGpuType)));
+      if (has(kStatus)) job.status = trace.strings.intern(trim(field(fields, kStatus)));
+      if (has(kPreemptible)) job.preemptible = boolean(fields, kPreemptible, line, true);
+      if (has(kCheckpointInterval) && !trim(field(fields, kCheckpointInterval)).empty())
+        job.checkpoint_interval_ms = seconds(fields, kCheckpointInterval, line, /*allow_zero=*/true);
+      if (has(kRestartOverhead) && !trim(field(fields, kRestartOverhead)).empty())
+        job.restart_overhead_ms = seconds(fields, kRestartOverhead, line, /*allow_zero=*/true);
+      trace.jobs.push_back(std::move(job));
+    }
+    if (trace.jobs.empty()) throw TraceError(path_, 2, "no jobs: the file has a header but no rows");
+    // Duplicate ids, reported at the second occurrence.
+    first_line_of_id.reserve(trace.jobs.size());
+    for (const auto& job : trace.jobs) {
+      auto [it, inserted] = first_line_of_id.emplace(job.id, job.line);
+      if (!inserted)
+        throw TraceError(path_, job.line, fmt::format("column 'id': duplicate id '{}' (first at line {})", job.id, it->second));
+    }
+    return trace;
+  }
+
+ private:
+  void map_header(const std::vector<std::string_view>& fields) {
+    const CsvHeader header(fields);
+    header_size_ = fields.size();
+    std::vector<std::string> unknown;
+    for (std::size_t i = 0; i < header.names().size(); ++i) {
+      const auto& name = header.names()[i];
+      bool known = false;
+      for (std::size_t c = 0; c < kColumnCount; ++c) {
+        if (name == kColumnNames[c]) {
+          if (index_[c] != kMissing)
+            throw TraceError(path_, 1, fmt::format("column '{}' appears twice in the header", name));
+          index_[c] = i;
+          known = true;
+        }
+      }
+      if (!known) unknown.push_back(name);
+    }
+    for (std::size_t c = 0; c < kRequiredColumns; ++c) {
+      if (index_[c] == kMissing)
+        throw TraceError(path_, 1, fmt::format("missing required column '{}' (required: id, "
+                                               "submit_time, gpus, duration)", kColumnNames[c]));
+    }
+    if (!unknown.empty()) {
+      std::string list;
+      for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+      spdlog::warn("{}:1: ignoring unknown columns {}", path_, list);
+    }
+  }
+
+  bool has(Column c) const { return index_[c] != kMissing; }
+  std::string_view field(const std::vector<std::string_view>& fields, Column c) const {
+    return fields[index_[c]];
+  }
+
+  TraceError bad(std::size_t line, Column c, std::string_view value, const char* expected) const {
+    return TraceError(path_, line, fmt::format("column '{}': expected {}, got '{}'", kColumnNames[c], expected, value));
+  }
+
+  TimeMs seconds(const std::vector<std::string_view>& fields, Column c, std::size_t line, bool allow_zero) const {
+    const std::string_view text = field(fields, c);
+    const auto ms = parse_seconds_ms(text);
+    const char* expected = allow_zero ? "seconds >= 0" : "seconds > 0";
+    if (!ms || *ms < 0 || (!allow_zero && *ms == 0)) throw bad(line, c, text, expected);
+    return *ms;
+  }
+
+  std::int64_t integer(const std::vector<std::string_view>& fields, Column c, std::size_t line,
+                       std::int64_t lo, std::int64_t hi, const char* expected) const {
+    const std::string_view text = field(fields, c);
+    const auto value = parse_int(text);
+    if (!value || *value < lo || *value > hi) throw bad(line, c, text, expected);
+    return *value;
+  }
+
+  bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line, bool fallback) const {
+    const std::string_view text = trim(field(fields, c));
+    if (text.empty()) return fallback;
+    if (text == "1" || text == "true") return true;
+    if (text == "0" || text == "false") return false;
+    throw bad(line, c, text, "0 or 1");
+  }
+
+  static constexpr std::size_t kMissing = static_cast<std::size_t>(-1);
+  std::string path_;
+  CsvReader csv_;
+  std::size_t header_size_ = 0;
+  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing};
+};
+
+}  // namespace
+
+Trace read_native_trace(const std::string& path, std::string_view text) {
+  return NativeReader(path, text).read();
+}
+
+TraceFormat native_trace_format() {
+  return TraceFormat{
+      "native", "schedlab CSV: id, submit_time, gpus, duration [, walltime, priority, ...]",
+      [](std::string_view, std::string_view text) {
+        const auto end = text.find('\n');
+        const std::string_view header = text.substr(0, end);
+        return header.find("submit_time") != std::string_view::npos &&
+               header.find("duration") != std::string_view::npos;
+      },
+      [](const std::string& path, std::string_view text) { return read_native_trace(path, text); }};
+}
+
+}  // namespace schedlab
