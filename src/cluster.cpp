@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
 
 namespace schedlab {
 
@@ -135,14 +136,24 @@ void Cluster::release(const Placement& placement) {
 
 std::string Cluster::gpu_id_ranges(const Placement& placement) const {
   std::string out;
+  append_gpu_id_ranges(out, placement);
+  return out;
+}
+
+void Cluster::append_gpu_id_ranges(std::string& out, const Placement& placement) const {
   std::uint64_t run_start = 0;
   std::uint64_t run_end = 0;  // exclusive
   bool open = false;
+  bool first = true;
   auto flush = [&] {
     if (!open) return;
-    if (!out.empty()) out += ' ';
-    if (run_end - run_start == 1) out += fmt::format("{}", run_start);
-    else out += fmt::format("{}-{}", run_start, run_end - 1);
+    if (!first) out += ' ';
+    first = false;
+    append_int(out, static_cast<std::int64_t>(run_start));
+    if (run_end - run_start > 1) {
+      out += '-';
+      append_int(out, static_cast<std::int64_t>(run_end - 1));
+    }
   };
   for (const auto& a : placement) {
     const Node& n = nodes_[a.node];
@@ -162,7 +173,6 @@ std::string Cluster::gpu_id_ranges(const Placement& placement) const {
     }
   }
   flush();
-  return out;
 }
 
 }  // namespace schedlab

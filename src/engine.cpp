@@ -21,7 +21,6 @@ class Engine::Impl final : public SchedContext, public Decisions {
     states_.resize(n);
     job_type_.resize(n, kAnyGpuType);
     running_pos_.assign(n, kNotRunning);
-    std::set<std::string> warned_types;
     for (JobIndex j = 0; j < n; ++j) {
       const JobSpec& spec = trace.jobs[j];
       JobState& state = states_[j];
@@ -31,8 +30,6 @@ class Engine::Impl final : public SchedContext, public Decisions {
         const std::string& name = trace.strings.str(spec.gpu_type);
         const auto type = cluster_.find_gpu_type(name);
         job_type_[j] = type ? *type : kUnknownType;
-        if ((!type || cluster_.total_gpus_of(*type) == 0) && warned_types.insert(name).second)
-          spdlog::warn("{}: gpu_type '{}' has no GPUs in the cluster; its jobs are rejected", trace.path, name);
       }
     }
     arrival_order_.resize(n);
@@ -226,18 +223,19 @@ class Engine::Impl final : public SchedContext, public Decisions {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
     const GpuTypeIndex type = job_type_[job];
-    std::string reason;
-    if (type == kUnknownType) {
-      reason = fmt::format("gpu_type '{}' is not in the cluster", trace_.strings.str(spec.gpu_type));
+    RejectReason reason = RejectReason::kNone;
+    if (type == kUnknownType || cluster_.total_gpus_of(type) == 0) {
+      reason = RejectReason::kGpuTypeNotInCluster;
     } else if (spec.gpus > cluster_.total_gpus_of(type)) {
-      reason = type == kAnyGpuType
-                   ? fmt::format("needs {} GPUs, the cluster has {}", spec.gpus, cluster_.total_gpus())
-                   : fmt::format("needs {} GPUs of type {}, the cluster has {}", spec.gpus,
-                                 cluster_.gpu_types()[type].name, cluster_.total_gpus_of(type));
+      reason = type == kAnyGpuType ? RejectReason::kMoreGpusThanCluster : RejectReason::kMoreGpusThanType;
     }
-    if (!reason.empty()) {
+    if (reason != RejectReason::kNone) {
       state.status = JobStatus::kRejected;
-      state.reject_reason = std::move(reason);
+      state.reject_reason = reason;
+      if (warned_reasons_.insert(reason).second)
+        spdlog::warn("{}:{}: job '{}' rejected: {} (needs {} GPUs); further such jobs are counted in "
+                     "summary.json jobs.rejected_reasons",
+                     trace_.path, spec.line, spec.id, reject_reason_text(reason), spec.gpus);
       ++final_count_;
       notify(job, JobTransition::kRejected);
       return;
@@ -334,6 +332,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
   std::size_t pending_arrivals_ = 0;
   EventQueue events_;
   std::set<TimeMs> wakeups_;
+  std::set<RejectReason> warned_reasons_;
   std::vector<JobIndex> running_;
   std::vector<std::uint32_t> running_pos_;
   std::vector<JobIndex> pending_requeue_;

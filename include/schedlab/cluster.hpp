@@ -102,6 +102,7 @@ class Cluster {
 
   // Global GPU ids of a placement as Batsim interval text, e.g. "0-3 16-19".
   std::string gpu_id_ranges(const Placement& placement) const;
+  void append_gpu_id_ranges(std::string& out, const Placement& placement) const;
 
  private:
   void move_in_index(NodeIndex node, int old_free, int new_free);

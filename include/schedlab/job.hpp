@@ -51,12 +51,22 @@ enum class JobStatus : std::uint8_t {
   kRejected,         // no placement could ever satisfy it
 };
 
+// Why a job was rejected at submit: no placement could ever satisfy it.
+enum class RejectReason : std::uint8_t {
+  kNone,
+  kMoreGpusThanCluster,     // needs more GPUs than the whole cluster has
+  kMoreGpusThanType,        // needs more GPUs of its gpu_type than the cluster has
+  kGpuTypeNotInCluster,     // its gpu_type has no GPUs in the cluster
+};
+const char* reject_reason_text(RejectReason reason);
+
 bool is_final(JobStatus status);
 const char* batsim_final_state(JobStatus status);
 
 // Engine-owned state of one job. Policies read it through SchedContext.
 struct JobState {
   JobStatus status = JobStatus::kNotSubmitted;
+  RejectReason reject_reason = RejectReason::kNone;
   std::uint32_t attempt = 0;               // incremented at each start; stale events carry old ones
   TimeMs first_start_ms = kUnsetMs;
   TimeMs last_start_ms = kUnsetMs;         // start of the current/last attempt
@@ -72,7 +82,6 @@ struct JobState {
   std::uint32_t restarts = 0;
   std::uint32_t preemptions = 0;
   Placement placement;                     // current (running) or last placement
-  std::string reject_reason;
 };
 
 }  // namespace schedlab

@@ -1,0 +1,131 @@
+// schedlab_bench: end-to-end benchmark of `schedlab run` at growing trace and cluster sizes.
+//
+// For each size it writes a synthetic trace (Poisson arrivals, log-normal durations, gang
+// sizes 1..64; seeded) as native CSV, then runs the schedlab binary as a child process per
+// policy -- reading the trace and writing every output -- and reports wall time, jobs/s,
+// events/s, the child's peak resident memory (wait4 rusage) and the cost per job relative to
+// the smallest size.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "schedlab/policy.hpp"
+#include "schedlab/synthetic.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ChildRun {
+  int exit_code = -1;
+  double wall_s = 0;
+  double peak_rss_mb = 0;
+};
+
+ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdout_path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(stdout_path.c_str(), "w", stdout)) _exit(127);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  ChildRun run;
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
+  return run;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"schedlab_bench: end-to-end replay benchmark at growing sizes"};
+  std::string schedlab = "build/schedlab";
+  std::string sizes_text = "10000,100000,1000000";
+  std::string gpus_text = "1024,16384";
+  std::string policies_text;
+  std::string work_dir = "bench-out";
+  double load = 0.85;
+  std::uint64_t seed = 42;
+  app.add_option("--schedlab", schedlab, "path of the schedlab binary")->capture_default_str();
+  app.add_option("--jobs", sizes_text, "comma-separated trace sizes")->capture_default_str();
+  app.add_option("--gpus", gpus_text, "comma-separated cluster sizes (GPUs, 8 per node)")->capture_default_str();
+  app.add_option("--policies", policies_text, "comma-separated policies (default: every registered one)");
+  app.add_option("--load", load, "offered load of the synthetic traces")->capture_default_str();
+  app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  app.add_option("--work-dir", work_dir, "where traces and outputs are written")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::string> policies = split(policies_text);
+  if (policies.empty())
+    for (const auto& info : schedlab::registered_policies()) policies.push_back(info.name);
+  fs::create_directories(work_dir);
+  std::printf("%-22s %8s %9s %8s %12s %12s %10s %10s\n", "policy", "gpus", "jobs", "wall_s",
+              "jobs/s", "events/s", "peak_MB", "us/job");
+  std::map<std::pair<std::string, std::string>, double> base_us_per_job;
+  int failures = 0;
+  for (const auto& gpus : split(gpus_text)) {
+    for (const auto& size : split(sizes_text)) {
+      schedlab::SyntheticTraceSpec spec;
+      spec.jobs = std::stoull(size);
+      spec.seed = seed;
+      spec.load = load;
+      spec.load_gpus = std::stoll(gpus);
+      const std::string trace_path = fmt::format("{}/synthetic-{}-{}.csv", work_dir, size, gpus);
+      if (!fs::exists(trace_path)) {
+        std::ofstream(trace_path) << schedlab::to_native_csv(schedlab::generate_synthetic_trace(spec));
+      }
+      const std::string cluster = fmt::format("{}x8", std::stoll(gpus) / 8);
+      for (const auto& policy : policies) {
+        const std::string out_dir = fmt::format("{}/out-{}-{}-{}", work_dir, policy, size, gpus);
+        const ChildRun run = run_child({schedlab, "run", "--trace", trace_path, "--cluster", cluster,
+                                        "--policy", policy, "--out", out_dir, "--json"},
+                                       out_dir + ".stdout");
+        if (run.exit_code != 0) {
+          std::printf("%-22s %8s %9s  FAILED (exit %d; see %s.stdout)\n", policy.c_str(), gpus.c_str(),
+                      size.c_str(), run.exit_code, out_dir.c_str());
+          ++failures;
+          continue;
+        }
+        std::ifstream summary_file(out_dir + "/summary.json");
+        const auto summary = nlohmann::json::parse(summary_file);
+        const double events = summary["engine"]["events"].get<double>();
+        const double jobs = std::stod(size);
+        const double us_per_job = run.wall_s * 1e6 / jobs;
+        auto key = std::make_pair(policy, gpus);
+        if (!base_us_per_job.count(key)) base_us_per_job[key] = us_per_job;
+        std::printf("%-22s %8s %9s %8.2f %12.0f %12.0f %10.1f %7.2f (x%.2f)\n", policy.c_str(),
+                    gpus.c_str(), size.c_str(), run.wall_s, jobs / run.wall_s, events / run.wall_s,
+                    run.peak_rss_mb, us_per_job, us_per_job / base_us_per_job[key]);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
