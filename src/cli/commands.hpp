@@ -2,13 +2,20 @@
 // returns the action to run when it was chosen; the action returns the process exit code.
 #pragma once
 
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "schedlab/run_options.hpp"
+
+namespace schedlab {
+struct CheckInput;
+}
 
 namespace schedlab::cli {
 
@@ -41,5 +48,21 @@ RunOptions to_run_options(const SimulationOptions& options);
 
 Action add_run_command(CLI::App& app);
 Action add_policies_command(CLI::App& app);
+Action add_sweep_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
+Action add_check_command(CLI::App& app);
+
+// `run --baseline BASE.json [--tolerance ...]` (check_command.cpp): register the options,
+// load and validate the baseline before the run (throws ConfigError), then compare the run's
+// summary, print the check table on `out` and return kExitOk or kExitRegression.
+struct BaselineGate {
+  std::string baseline;
+  std::vector<std::string> tolerances;
+  std::shared_ptr<const CheckInput> loaded;
+};
+void add_baseline_options(CLI::App& command, BaselineGate& gate);
+void prepare_baseline_gate(BaselineGate& gate);
+int apply_baseline_gate(const BaselineGate& gate, const nlohmann::ordered_json& summary,
+                        std::FILE* out);
 
 }  // namespace schedlab::cli

@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "schedlab 0.1.0");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "also log informational messages on stderr");
-  std::vector<Action> actions = {add_run_command(app), add_policies_command(app)};
+  std::vector<Action> actions = {add_run_command(app), add_policies_command(app),
+                                 add_sweep_command(app), add_report_command(app),
+                                 add_check_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -19,6 +19,7 @@ struct RunArgs {
   std::vector<std::string> params;
   bool json = false;
   std::string out_dir;
+  BaselineGate gate;
 };
 
 }  // namespace
@@ -31,6 +32,7 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
   cmd->add_option("-o,--out", args->out_dir, "write summary.json, jobs.csv, timeseries.csv here");
+  add_baseline_options(*cmd, args->gate);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     SimulationRequest request;
@@ -42,6 +44,7 @@ Action add_run_command(CLI::App& app) {
     // Policy and placement names are checked before the trace is read.
     make_policy(request.policy, request.params);
     make_placement(request.options.placement);
+    prepare_baseline_gate(args->gate);
     const Trace trace = read_trace(args->sim.trace, TraceReadOptions{args->sim.format});
     const SimulationResult result = simulate(trace, cluster, request);
     const std::string summary_text = result.summary.dump(2) + "\n";
@@ -52,7 +55,7 @@ Action add_run_command(CLI::App& app) {
     }
     const std::string shown = args->json ? summary_text : format_summary_table(result.summary);
     std::fwrite(shown.data(), 1, shown.size(), stdout);
-    return kExitOk;
+    return apply_baseline_gate(args->gate, result.summary, args->json ? stderr : stdout);
   };
 }
 

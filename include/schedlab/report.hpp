@@ -1,0 +1,36 @@
+// The visual report: one self-contained HTML file (inline CSS and SVG, no network at view
+// time) from run outputs or sweep results.
+//
+// Inputs: run output directories (summary.json, timeseries.csv, jobs.csv) or their summary.json
+// files, one per policy to compare; or one sweep output directory (or its results.jsonl).
+// Contents: utilization and queue length over time per policy, CDFs of wait and JCT, bars of the
+// summary metrics, energy and idle GPU-hours, restarts and lost work, a table of every numeric
+// metric; for a sweep also each metric against load with 95% confidence bands across seeds.
+// Charts carry direct labels (no legend) and axes with units. The output is deterministic: the
+// same inputs give the same bytes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct ReportOptions {
+  std::string title = "schedlab report";
+  // Sweeps: the load scale whose cells feed the per-policy charts (default: the one closest to
+  // 1). Must be one of the sweep's load scales.
+  std::optional<double> load_scale;
+};
+
+struct Report {
+  std::string html;
+  std::size_t charts = 0;          // <svg class="chart"> elements in the page
+  std::vector<std::string> notes;  // what was left out and why (e.g. a missing jobs.csv)
+};
+
+// Throws ConfigError "PATH: what is wrong" for unreadable or malformed inputs, mixed kinds or
+// an empty input list.
+Report build_report(const std::vector<std::string>& inputs, const ReportOptions& options = {});
+
+}  // namespace schedlab

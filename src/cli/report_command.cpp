@@ -1,0 +1,55 @@
+// schedlab report: one self-contained HTML file from run outputs or sweep results.
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/report.hpp"
+
+namespace schedlab::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> inputs;
+  std::string out = "report.html";
+  std::string title;
+  double load = 0;
+};
+
+}  // namespace
+
+Action add_report_command(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "write one self-contained HTML report (inline SVG charts) of run outputs or sweep results");
+  cmd->add_option("results", a->inputs,
+                  "run output directories (one per policy) or their summary.json, or one sweep "
+                  "output directory")
+      ->required();
+  cmd->add_option("-o,--out", a->out, "HTML file to write")->capture_default_str();
+  cmd->add_option("--title", a->title, "page title");
+  cmd->add_option("--load", a->load,
+                  "sweeps: load scale shown in the per-policy charts (default: closest to 1)");
+  return [cmd, a]() -> int {
+    if (!cmd->parsed()) return -1;
+    ReportOptions options;
+    if (!a->title.empty()) options.title = a->title;
+    if (cmd->count("--load")) options.load_scale = a->load;
+    const std::filesystem::path out(a->out);
+    if (out.filename().empty())
+      throw ConfigError(fmt::format("--out {}: expected a file name", a->out));
+    const Report report = build_report(a->inputs, options);
+    const std::string dir = out.parent_path().empty() ? "." : out.parent_path().string();
+    write_files_atomically(dir, {{out.filename().string(), report.html}});
+    for (const auto& note : report.notes) std::fprintf(stderr, "report: note: %s\n", note.c_str());
+    std::printf("report: %zu charts written to %s\n", report.charts, a->out.c_str());
+    return kExitOk;
+  };
+}
+
+}  // namespace schedlab::cli

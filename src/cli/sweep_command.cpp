@@ -1,0 +1,321 @@
+// schedlab sweep: runs the cross product of a sweep spec (file and/or flags) in parallel and
+// writes the results table, the across-seed aggregate and every cell's outputs.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/policy.hpp"
+#include "schedlab/summary_fields.hpp"
+#include "schedlab/sweep.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct SweepArgs {
+  std::string spec_file;
+  std::string out_dir;
+  unsigned jobs = 0;
+  bool rerun = false;
+  bool quiet = false;
+  std::vector<std::string> policies;
+  std::vector<std::string> params;
+  std::vector<std::string> traces;
+  std::string format = "auto";
+  std::vector<std::string> clusters;
+  std::vector<double> loads;
+  std::vector<std::string> seeds;
+  std::string placement;
+  std::string estimate;
+  bool no_walltime_kill = false;
+  double checkpoint_interval_s = 0;
+  double restart_overhead_s = 0;
+  double interval_s = 0;
+  bool reproducible = false;
+};
+
+// The spec from the file (if any) with every axis or option given as a flag replaced.
+Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
+                std::string& base_dir) {
+  Json spec = Json::object();
+  source = "command line";
+  if (!a.spec_file.empty()) {
+    source = a.spec_file;
+    const std::string text = read_file_bytes(a.spec_file);
+    try {
+      spec = Json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw ConfigError(fmt::format("{}: not valid JSON: {}", a.spec_file, e.what()));
+    }
+    if (!spec.is_object())
+      throw ConfigError(fmt::format("{}: expected a JSON object", a.spec_file));
+    base_dir = std::filesystem::path(a.spec_file).parent_path().string();
+    if (base_dir.empty()) base_dir = ".";
+  }
+  if (!a.params.empty() && a.policies.empty())
+    throw ConfigError("--param POLICY:KEY=V1,V2 needs the policies given with --policy");
+  if (!a.policies.empty()) {
+    // --param POLICY:KEY=V1,V2,...: a grid of values for one policy's parameter.
+    std::map<std::string, Json> params;
+    for (const auto& item : a.params) {
+      const auto colon = item.find(':');
+      const auto equals = item.find('=');
+      if (colon == std::string::npos || equals == std::string::npos || equals < colon ||
+          colon == 0 || equals == colon + 1)
+        throw ConfigError(fmt::format("--param {}: expected POLICY:KEY=VALUE[,VALUE...]", item));
+      const std::string policy = item.substr(0, colon);
+      if (std::find(a.policies.begin(), a.policies.end(), policy) == a.policies.end())
+        throw ConfigError(
+            fmt::format("--param {}: policy '{}' is not among --policy", item, policy));
+      Json values = Json::array();
+      std::string rest = item.substr(equals + 1);
+      std::size_t begin = 0;
+      while (true) {
+        const auto comma = rest.find(',', begin);
+        values.push_back(rest.substr(begin, comma == std::string::npos ? comma : comma - begin));
+        if (comma == std::string::npos) break;
+        begin = comma + 1;
+      }
+      auto& object = params[policy];
+      if (object.is_null()) object = Json::object();
+      object[item.substr(colon + 1, equals - colon - 1)] = values;
+    }
+    Json list = Json::array();
+    for (const auto& name : a.policies) {
+      if (params.contains(name)) {
+        list.push_back(Json{{"name", name}, {"params", params[name]}});
+      } else {
+        list.push_back(name);
+      }
+    }
+    spec["policies"] = list;
+  }
+  if (!a.traces.empty()) {
+    Json list = Json::array();
+    for (const auto& path : a.traces) {
+      // Flag paths are relative to the working directory, not to the spec file.
+      const std::string resolved =
+          base_dir.empty() || std::filesystem::path(path).is_absolute()
+              ? path
+              : std::filesystem::relative(std::filesystem::absolute(path),
+                                          std::filesystem::absolute(base_dir))
+                    .string();
+      list.push_back(Json{{"path", resolved}, {"format", a.format}});
+    }
+    spec["traces"] = list;
+  }
+  if (!a.clusters.empty()) spec["clusters"] = a.clusters;
+  if (!a.loads.empty()) spec["load_scales"] = a.loads;
+  if (!a.seeds.empty()) {
+    Json list = Json::array();
+    for (const auto& text : a.seeds) {
+      const auto value = parse_int(text);
+      if (value && *value >= 0) {
+        list.push_back(*value);
+      } else {
+        list.push_back(text);  // a range "A-B", checked by the spec parser
+      }
+    }
+    spec["seeds"] = list;
+  }
+  auto& options = spec["options"];
+  if (options.is_null()) options = Json::object();
+  if (cmd.count("--placement")) options["placement"] = a.placement;
+  if (cmd.count("--estimate")) options["estimate"] = a.estimate;
+  if (a.no_walltime_kill) options["walltime_kill"] = false;
+  if (cmd.count("--checkpoint-interval"))
+    options["checkpoint_interval_s"] = a.checkpoint_interval_s;
+  if (cmd.count("--restart-overhead")) options["restart_overhead_s"] = a.restart_overhead_s;
+  if (cmd.count("--interval")) options["interval_s"] = a.interval_s;
+  if (options.empty()) spec.erase("options");
+  if (a.reproducible) spec["reproducible"] = true;
+  return spec;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, one line per cell otherwise.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) == 1) {}
+
+  void operator()(const SweepProgress& p) {
+    if (quiet_) return;
+    if (p.label.empty()) {  // after the resume scan
+      started_ = std::chrono::steady_clock::now();
+      if (p.resumed > 0)
+        std::fprintf(stderr, "sweep: %zu of %zu cells already done, running %zu\n", p.resumed,
+                     p.total, p.total - p.resumed);
+      else
+        std::fprintf(stderr, "sweep: running %zu cells\n", p.total);
+      resumed_ = p.resumed;
+      return;
+    }
+    if (!tty_) {
+      std::fprintf(stderr, "sweep: [%zu/%zu] cell %zu %s: %s (%.2f s)\n", p.done, p.total, p.cell,
+                   p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
+      std::fflush(stderr);
+      return;
+    }
+    constexpr int kWidth = 30;
+    const double fraction =
+        p.total == 0 ? 1.0 : static_cast<double>(p.done) / static_cast<double>(p.total);
+    const int filled = static_cast<int>(fraction * kWidth);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started_;
+    const std::size_t ran = p.done - resumed_;
+    const std::size_t left = p.total - p.done;
+    const double eta_s =
+        ran == 0 ? 0.0 : elapsed.count() / static_cast<double>(ran) * static_cast<double>(left);
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.resize(kWidth, '.');
+    std::fprintf(stderr, "\r\033[K[%s] %zu/%zu cells%s  ETA %.0f s  %s", bar.c_str(), p.done,
+                 p.total, p.failed > 0 ? fmt::format(" ({} failed)", p.failed).c_str() : "", eta_s,
+                 p.label.substr(0, 60).c_str());
+    if (p.done == p.total) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool quiet_;
+  bool tty_;
+  std::size_t resumed_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+std::string mean_ci_text(const SweepGroup& group, const std::string& metric, int decimals) {
+  const auto it = group.stats.find(metric);
+  if (it == group.stats.end()) return "-";
+  if (it->second.n < 2) return fixed(it->second.mean, decimals);
+  return fmt::format("{} ± {}", fixed(it->second.mean, decimals), fixed(it->second.ci95, decimals));
+}
+
+// Overview on stdout: key metrics per group (mean ± 95% CI over seeds).
+std::string overview(const std::vector<SweepGroup>& groups) {
+  std::string out =
+      fmt::format("{:<24} {:<22} {:<14} {:>6} {:>3}  {:>24}  {:>24}  {:>18}\n", "variant", "trace",
+                  "cluster", "load", "n", "wait_s.mean", "jct_s.mean", "utilization");
+  for (const auto& g : groups) {
+    out += fmt::format(
+        "{:<24} {:<22} {:<14} {:>6} {:>3}  {:>24}  {:>24}  {:>18}\n",
+        g.definition["variant"].get<std::string>(),
+        std::filesystem::path(g.definition["trace"].get<std::string>()).filename().string(),
+        g.definition["cluster"].get<std::string>(),
+        format_number(g.definition["load_scale"].get<double>()), g.seeds.size(),
+        mean_ci_text(g, "wait_s.mean", 1), mean_ci_text(g, "jct_s.mean", 1),
+        mean_ci_text(g, "utilization", 4));
+  }
+  return out;
+}
+
+// Rethrows a failed cell's exception with the cell named, keeping its exit code.
+[[noreturn]] void rethrow_cell_failure(const SweepOutcome& outcome, const std::string& out_dir) {
+  const std::string where =
+      fmt::format("sweep cell {} failed ({} of {} cells failed; see {}/results.csv)",
+                  outcome.first_failed_cell, outcome.failed, outcome.cells, out_dir);
+  try {
+    std::rethrow_exception(outcome.first_failure);
+  } catch (const StuckError& e) {
+    throw StuckError(fmt::format("{}: {}", where, e.what()));
+  } catch (const InputError& e) {
+    throw ConfigError(fmt::format("{}: {}", where, e.what()));
+  } catch (const PolicyError& e) {
+    throw PolicyError(fmt::format("{}: {}", where, e.what()));
+  } catch (const InvariantError& e) {
+    throw InvariantError(fmt::format("{}: {}", where, e.what()));
+  } catch (...) {
+    throw;
+  }
+}
+
+}  // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand("sweep",
+                                     "run policies x params x traces x clusters x load scales x "
+                                     "seeds in parallel (docs/workflows.md)");
+  cmd->add_option("spec", a->spec_file,
+                  "sweep spec JSON; flags below replace its axes and options");
+  cmd->add_option("-o,--out", a->out_dir,
+                  "output directory (results.csv, results.jsonl, aggregate.*, cells/)")
+      ->required();
+  cmd->add_option("-j,--jobs", a->jobs, "cells run in parallel (0: one per core)")
+      ->capture_default_str();
+  cmd->add_flag("--rerun", a->rerun, "run every cell again instead of resuming finished ones");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress output");
+  cmd->add_option("-p,--policy", a->policies, "policy (repeatable)");
+  cmd->add_option("--param", a->params,
+                  "POLICY:KEY=V1[,V2...]: parameter values to sweep (repeatable)");
+  cmd->add_option("-t,--trace", a->traces, "trace file (repeatable)");
+  cmd->add_option("--format", a->format, "trace format of --trace files")->capture_default_str();
+  cmd->add_option("-c,--cluster", a->clusters, "cluster spec (repeatable)");
+  cmd->add_option("--load", a->loads, "load scales, e.g. 0.5,1,2 (arrival-time compression)")
+      ->delimiter(',');
+  cmd->add_option("--seeds", a->seeds, "seeds, e.g. 1,2,3 or 1-5")->delimiter(',');
+  cmd->add_option("--placement", a->placement, "placement strategy");
+  cmd->add_option("--estimate", a->estimate,
+                  "walltime for jobs without one: exact | factor:X | column");
+  cmd->add_flag("--no-walltime-kill", a->no_walltime_kill, "let jobs run past their walltime");
+  cmd->add_option("--checkpoint-interval", a->checkpoint_interval_s,
+                  "seconds of work between checkpoints");
+  cmd->add_option("--restart-overhead", a->restart_overhead_s, "seconds charged at each restart");
+  cmd->add_option("--interval", a->interval_s, "timeseries.csv row width in seconds");
+  cmd->add_flag("--reproducible", a->reproducible,
+                "write engine.wall_s as 0 (byte-identical reruns)");
+  return [cmd, a]() -> int {
+    if (!cmd->parsed()) return -1;
+    std::string source;
+    std::string base_dir;
+    const Json json = build_spec(*a, *cmd, source, base_dir);
+    const SweepSpec spec = parse_sweep_spec(json, source, base_dir);
+    SweepRunOptions options;
+    options.out_dir = a->out_dir;
+    options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
+    options.rerun = a->rerun;
+    ProgressPrinter printer(a->quiet);
+    options.progress = [&printer](const SweepProgress& p) { printer(p); };
+    // Cells log from worker threads: use a thread-safe logger while they run.
+    const auto previous = spdlog::default_logger();
+    auto logger = spdlog::get("schedlab-sweep");
+    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
+    logger->set_pattern("schedlab: %l: %v");
+    logger->set_level(previous->level());
+    spdlog::set_default_logger(logger);
+    const auto started = std::chrono::steady_clock::now();
+    SweepOutcome outcome;
+    try {
+      outcome = run_sweep(spec, options);
+    } catch (...) {
+      spdlog::set_default_logger(previous);
+      throw;
+    }
+    spdlog::set_default_logger(previous);
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+    const auto rows =
+        read_sweep_results((std::filesystem::path(a->out_dir) / "results.jsonl").string());
+    const std::string table = overview(aggregate_sweep(rows));
+    std::fwrite(table.data(), 1, table.size(), stdout);
+    std::printf(
+        "sweep: %zu cells (%zu run, %zu resumed, %zu failed) in %.2f s with %u worker%s; results "
+        "in %s\n",
+        outcome.cells, outcome.ran, outcome.resumed, outcome.failed, wall.count(), options.jobs,
+        options.jobs == 1 ? "" : "s", a->out_dir.c_str());
+    std::fflush(stdout);
+    if (outcome.first_failure) rethrow_cell_failure(outcome, a->out_dir);
+    return kExitOk;
+  };
+}
+
+}  // namespace schedlab::cli

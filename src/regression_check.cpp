@@ -1,0 +1,441 @@
+#include "schedlab/regression_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/summary_fields.hpp"
+#include "schedlab/sweep.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+bool has_prefix(const std::string& key, const std::string& prefix) {
+  return key == prefix ||
+         (key.size() > prefix.size() && key.starts_with(prefix) && key[prefix.size()] == '.');
+}
+
+constexpr const char* kWallClock = "engine.wall_s";
+
+}  // namespace
+
+MetricDirection metric_direction(const std::string& key) {
+  using D = MetricDirection;
+  // Exact keys first, then whole groups; the first match wins.
+  static const std::vector<std::pair<std::string, D>> kExact = {
+      {kWallClock, D::kNeverGated},
+      {"utilization", D::kHigherIsBetter},
+      {"makespan_s", D::kLowerIsBetter},
+      {"jobs.completed", D::kHigherIsBetter},
+      {"jobs.rejected", D::kLowerIsBetter},
+      {"jobs.walltime_reached", D::kLowerIsBetter},
+      {"jobs.submitted", D::kNeutral},
+      {"gpu_hours.capacity", D::kNeutral},
+      {"gpu_hours.busy", D::kNeutral},
+      {"gpu_hours.idle", D::kLowerIsBetter},
+      {"gpu_hours.idle_while_jobs_wait", D::kLowerIsBetter},
+      {"gpu_hours.lost", D::kLowerIsBetter},
+  };
+  static const std::vector<std::pair<std::string, D>> kGroups = {
+      {"wait_s", D::kLowerIsBetter},
+      {"jct_s", D::kLowerIsBetter},
+      {"bounded_slowdown", D::kLowerIsBetter},
+      {"energy_kwh", D::kLowerIsBetter},
+      {"restarts", D::kLowerIsBetter},
+      {"cluster", D::kNeutral},
+      {"options", D::kNeutral},
+      {"engine", D::kNeutral},
+  };
+  for (const auto& [name, direction] : kExact)
+    if (key == name) return direction;
+  for (const auto& [prefix, direction] : kGroups)
+    if (has_prefix(key, prefix)) return direction;
+  return D::kUnknown;
+}
+
+const char* direction_text(MetricDirection direction) {
+  switch (direction) {
+    case MetricDirection::kLowerIsBetter: return "lower is better";
+    case MetricDirection::kHigherIsBetter: return "higher is better";
+    case MetricDirection::kNeutral: return "no direction";
+    case MetricDirection::kNeverGated: return "timing, never gated";
+    case MetricDirection::kUnknown: return "unknown metric";
+  }
+  return "unknown metric";
+}
+
+const char* verdict_text(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kUnchanged: return "unchanged";
+    case Verdict::kBetter: return "better";
+    case Verdict::kWorseWithinTolerance: return "worse, within tolerance";
+    case Verdict::kRegression: return "REGRESSION";
+    case Verdict::kChanged: return "changed";
+    case Verdict::kNew: return "new";
+    case Verdict::kMissing: return "missing";
+  }
+  return "?";
+}
+
+std::vector<Tolerance> parse_tolerances(const std::vector<std::string>& items) {
+  std::vector<Tolerance> out;
+  for (const auto& item : items) {
+    const auto equals = item.rfind('=');
+    if (equals == std::string::npos || equals == 0)
+      throw ConfigError(
+          fmt::format("--tolerance {}: expected METRIC=PERCENT (e.g. wait_s.p95=5%)", item));
+    Tolerance t;
+    t.pattern = std::string(trim(item.substr(0, equals)));
+    std::string number(trim(item.substr(equals + 1)));
+    if (number.ends_with("%")) number.pop_back();
+    const auto percent = parse_double(number);
+    if (!percent || !std::isfinite(*percent) || *percent < 0)
+      throw ConfigError(fmt::format("--tolerance {}: expected a percentage >= 0 after '='", item));
+    if (t.pattern == kWallClock)
+      throw ConfigError(fmt::format("--tolerance {}: {} is a wall-clock timing and is never gated",
+                                    item, kWallClock));
+    t.percent = *percent;
+    for (const auto& other : out)
+      if (other.pattern == t.pattern)
+        throw ConfigError(fmt::format("--tolerance {}: '{}' given twice", item, t.pattern));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+CheckInput summary_check_input(const std::string& label, Json summary) {
+  CheckInput input;
+  input.path = label;
+  input.summaries.emplace_back("", std::move(summary));
+  return input;
+}
+
+CheckInput load_check_input(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw ConfigError(fmt::format("{}: no such file or directory", path));
+  std::string file = path;
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(fs::path(path) / "results.jsonl", ec)) {
+      file = (fs::path(path) / "results.jsonl").string();
+    } else if (fs::exists(fs::path(path) / "summary.json", ec)) {
+      file = (fs::path(path) / "summary.json").string();
+    } else {
+      throw ConfigError(
+          fmt::format("{}: directory holds neither summary.json nor results.jsonl", path));
+    }
+  }
+  CheckInput input;
+  input.path = file;
+  if (file.ends_with(".jsonl")) {
+    input.sweep = true;
+    std::set<std::string> keys;
+    for (auto& row : read_sweep_results(file)) {
+      const std::string key = cell_key(row);
+      if (!keys.insert(key).second)
+        throw ConfigError(fmt::format("{}: cell '{}' appears twice", file, key));
+      if (row["status"] == "ok") {
+        input.summaries.emplace_back(key, std::move(row["summary"]));
+      } else {
+        input.failed_cells.push_back(key);
+      }
+    }
+    return input;
+  }
+  const std::string text = read_file_bytes(file);
+  Json summary;
+  try {
+    summary = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", file, e.byte));
+  }
+  if (!summary.is_object())
+    throw ConfigError(
+        fmt::format("{}: expected a summary JSON object, got {}", file, summary.type_name()));
+  if (flatten_numeric(summary).empty())
+    throw ConfigError(fmt::format("{}: not a summary: it has no numeric metrics", file));
+  input.summaries.emplace_back("", std::move(summary));
+  return input;
+}
+
+namespace {
+
+struct ToleranceMatch {
+  std::optional<double> percent;
+  bool explicit_match = false;  // by exact key or prefix, not by "*"
+};
+
+ToleranceMatch tolerance_for(const std::string& key, MetricDirection direction,
+                             const std::vector<Tolerance>& tolerances) {
+  ToleranceMatch best;
+  std::size_t best_length = 0;
+  if (direction == MetricDirection::kNeverGated) return best;
+  for (const auto& t : tolerances) {
+    if (t.pattern == "*") continue;
+    if (has_prefix(key, t.pattern) && (!best.explicit_match || t.pattern.size() > best_length)) {
+      best.percent = t.percent;
+      best.explicit_match = true;
+      best_length = t.pattern.size();
+    }
+  }
+  if (best.explicit_match) return best;
+  const bool directional =
+      direction == MetricDirection::kLowerIsBetter || direction == MetricDirection::kHigherIsBetter;
+  if (!directional) return best;
+  best.percent = 0.0;
+  for (const auto& t : tolerances)
+    if (t.pattern == "*") best.percent = t.percent;
+  return best;
+}
+
+MetricComparison compare_metric(const std::string& cell, const std::string& key,
+                                std::optional<double> base, std::optional<double> cur,
+                                const std::vector<Tolerance>& tolerances) {
+  MetricComparison row;
+  row.cell = cell;
+  row.metric = key;
+  row.baseline = base;
+  row.current = cur;
+  row.direction = metric_direction(key);
+  const ToleranceMatch tolerance = tolerance_for(key, row.direction, tolerances);
+  row.tolerance_pct = tolerance.percent;
+  const bool directional = row.direction == MetricDirection::kLowerIsBetter ||
+                           row.direction == MetricDirection::kHigherIsBetter;
+  if (!cur) {
+    row.verdict = Verdict::kMissing;
+    row.regression = directional || tolerance.explicit_match;
+    return row;
+  }
+  if (!base) {
+    row.verdict = Verdict::kNew;
+    return row;
+  }
+  const double diff = *cur - *base;
+  // Summary values are rounded to fixed decimals; anything below this is representation noise.
+  if (std::abs(diff) <= 1e-12 * std::max(1.0, std::abs(*base))) {
+    row.verdict = Verdict::kUnchanged;
+    return row;
+  }
+  row.change_pct = *base != 0.0 ? diff / std::abs(*base) * 100.0
+                                : (diff > 0 ? std::numeric_limits<double>::infinity()
+                                            : -std::numeric_limits<double>::infinity());
+  const bool beyond = tolerance.percent && std::abs(row.change_pct) > *tolerance.percent + 1e-9;
+  if (directional) {
+    const bool worse = row.direction == MetricDirection::kLowerIsBetter ? diff > 0 : diff < 0;
+    if (!worse) {
+      row.verdict = Verdict::kBetter;
+    } else if (beyond) {
+      row.verdict = Verdict::kRegression;
+      row.regression = true;
+    } else {
+      row.verdict = Verdict::kWorseWithinTolerance;
+    }
+  } else if (tolerance.explicit_match && beyond) {
+    row.verdict = Verdict::kRegression;
+    row.regression = true;
+  } else {
+    row.verdict = Verdict::kChanged;
+  }
+  return row;
+}
+
+// Metrics of both summaries: the baseline's in its order, then the current's new ones.
+std::vector<std::string> union_keys(const std::vector<NumericField>& base,
+                                    const std::vector<NumericField>& cur) {
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const auto& f : base)
+    if (seen.insert(f.key).second) keys.push_back(f.key);
+  for (const auto& f : cur)
+    if (seen.insert(f.key).second) keys.push_back(f.key);
+  return keys;
+}
+
+std::optional<double> find_field(const std::vector<NumericField>& fields, const std::string& key) {
+  for (const auto& f : fields)
+    if (f.key == key) return f.value;
+  return std::nullopt;
+}
+
+void compare_summaries(const std::string& cell, const Json& base, const Json& cur,
+                       const std::vector<Tolerance>& tolerances, CheckReport& report) {
+  const auto base_fields = flatten_numeric(base);
+  const auto cur_fields = flatten_numeric(cur);
+  for (const auto& key : union_keys(base_fields, cur_fields)) {
+    report.rows.push_back(compare_metric(cell, key, find_field(base_fields, key),
+                                         find_field(cur_fields, key), tolerances));
+  }
+}
+
+std::string value_text(std::optional<double> value) {
+  return value ? format_number(*value) : "-";
+}
+
+std::string change_text(const MetricComparison& row) {
+  if (!row.baseline || !row.current) return "";
+  if (row.verdict == Verdict::kUnchanged) return "0";
+  const double diff = *row.current - *row.baseline;
+  std::string pct = std::isinf(row.change_pct) ? (row.change_pct > 0 ? "+inf%" : "-inf%")
+                                               : fmt::format("{:+.2f}%", row.change_pct);
+  return fmt::format("{}{} ({})", diff > 0 ? "+" : "", format_number(round_to(diff, 6)), pct);
+}
+
+std::string setup_text(const Json& summary) {
+  std::vector<std::string> parts;
+  if (summary.contains("policy") && summary["policy"].is_string())
+    parts.push_back(summary["policy"].get<std::string>());
+  if (summary.contains("trace") && summary["trace"].is_string())
+    parts.push_back(summary["trace"].get<std::string>());
+  if (const auto gpus = numeric_at(summary, "cluster.gpus"))
+    parts.push_back(fmt::format("{} GPUs", *gpus));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// String and boolean leaves (policy, trace, options) that differ: the two runs were set up
+// differently, which explains changes but is not itself a regression.
+void note_setup_differences(const Json& base, const Json& cur, const std::string& prefix,
+                            std::vector<std::string>& notes) {
+  if (!base.is_object() || !cur.is_object()) return;
+  for (const auto& [key, value] : base.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    const auto it = cur.find(key);
+    if (it == cur.end()) continue;
+    if (value.is_object()) {
+      note_setup_differences(value, *it, path, notes);
+    } else if ((value.is_string() || value.is_boolean()) && value != *it) {
+      notes.push_back(fmt::format("setup differs: {} is {} in the baseline, {} now", path,
+                                  value.dump(), it->dump()));
+    }
+  }
+}
+
+}  // namespace
+
+CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
+                            const std::vector<Tolerance>& tolerances) {
+  if (baseline.sweep != current.sweep)
+    throw ConfigError(fmt::format("{}: is {} but the baseline {} is {}", current.path,
+                                  current.sweep ? "sweep results" : "a summary", baseline.path,
+                                  baseline.sweep ? "sweep results" : "a summary"));
+  // Every tolerance must name something, so a typo does not silently gate nothing.
+  for (const auto& t : tolerances) {
+    if (t.pattern == "*") continue;
+    bool found = false;
+    for (const auto* input : {&baseline, &current})
+      for (const auto& [cell, summary] : input->summaries)
+        for (const auto& f : flatten_numeric(summary))
+          found = found || has_prefix(f.key, t.pattern);
+    if (!found)
+      throw ConfigError(fmt::format("--tolerance {}={}: no metric '{}' in {}", t.pattern,
+                                    format_number(t.percent), t.pattern, baseline.path));
+  }
+  CheckReport report;
+  if (!baseline.sweep) {
+    compare_summaries("", baseline.summaries.front().second, current.summaries.front().second,
+                      tolerances, report);
+    note_setup_differences(baseline.summaries.front().second, current.summaries.front().second, "",
+                           report.notes);
+  } else {
+    std::map<std::string, const Json*> current_cells;
+    for (const auto& [key, summary] : current.summaries) current_cells[key] = &summary;
+    const std::set<std::string> current_failed(current.failed_cells.begin(),
+                                               current.failed_cells.end());
+    std::set<std::string> baseline_keys;
+    for (const auto& [key, summary] : baseline.summaries) {
+      baseline_keys.insert(key);
+      const auto it = current_cells.find(key);
+      if (it == current_cells.end()) {
+        MetricComparison row;
+        row.cell = key;
+        row.metric = "(cell)";
+        row.verdict = Verdict::kMissing;
+        row.regression = true;
+        report.rows.push_back(row);
+        report.notes.push_back(fmt::format("cell {} {} in {}", key,
+                                           current_failed.contains(key) ? "failed" : "is missing",
+                                           current.path));
+        continue;
+      }
+      compare_summaries(key, summary, *it->second, tolerances, report);
+    }
+    for (const auto& key : baseline.failed_cells) baseline_keys.insert(key);
+    for (const auto& [key, summary] : current.summaries)
+      if (!baseline_keys.contains(key))
+        report.notes.push_back(fmt::format("new cell (not in the baseline): {}", key));
+  }
+  for (const auto& row : report.rows)
+    if (row.regression) ++report.regressions;
+  return report;
+}
+
+std::string format_check_report(const CheckReport& report, const CheckInput& baseline,
+                                const CheckInput& current, bool all_rows) {
+  std::string out;
+  if (!baseline.sweep) {
+    out += fmt::format("baseline: {} ({})\n", baseline.path,
+                       setup_text(baseline.summaries.front().second));
+    out += fmt::format("current:  {} ({})\n", current.path,
+                       setup_text(current.summaries.front().second));
+  } else {
+    out += fmt::format("baseline: {} ({} cells)\n", baseline.path,
+                       baseline.summaries.size() + baseline.failed_cells.size());
+    out += fmt::format("current:  {} ({} cells)\n", current.path,
+                       current.summaries.size() + current.failed_cells.size());
+  }
+  std::size_t width = 6;
+  for (const auto& row : report.rows) width = std::max(width, row.metric.size());
+  const std::string header =
+      fmt::format("{:<{}}  {:>16}  {:>16}  {:>28}  {:>9}  {}\n", "metric", width, "baseline",
+                  "current", "change", "tolerance", "verdict");
+  std::map<Verdict, std::size_t> counts;
+  std::string last_cell = "\x01";
+  bool header_printed = false;
+  for (const auto& row : report.rows) {
+    ++counts[row.verdict];
+    if (!all_rows && row.verdict == Verdict::kUnchanged) continue;
+    if (!header_printed) {
+      out += header;
+      header_printed = true;
+    }
+    if (row.cell != last_cell && !row.cell.empty()) out += fmt::format("cell {}\n", row.cell);
+    last_cell = row.cell;
+    std::string verdict = verdict_text(row.verdict);
+    if (row.verdict == Verdict::kMissing && row.regression) verdict = "REGRESSION (missing)";
+    if (row.verdict != Verdict::kUnchanged && row.verdict != Verdict::kNew &&
+        row.metric != "(cell)")
+      verdict += fmt::format(" ({})", direction_text(row.direction));
+    out += fmt::format("{:<{}}  {:>16}  {:>16}  {:>28}  {:>9}  {}\n", row.metric, width,
+                       value_text(row.baseline), value_text(row.current), change_text(row),
+                       row.tolerance_pct ? format_number(*row.tolerance_pct) + "%" : "-", verdict);
+  }
+  for (const auto& note : report.notes) out += "note: " + note + "\n";
+  const std::size_t compared = report.rows.size();
+  if (counts[Verdict::kUnchanged] == compared) {
+    out += fmt::format("check: all {} metrics unchanged\n", compared);
+  } else {
+    out += fmt::format(
+        "check: {} metrics compared: {} regression{}, {} better, {} worse within tolerance, {} "
+        "changed without a "
+        "verdict, {} new, {} missing, {} unchanged\n",
+        compared, report.regressions, report.regressions == 1 ? "" : "s", counts[Verdict::kBetter],
+        counts[Verdict::kWorseWithinTolerance], counts[Verdict::kChanged], counts[Verdict::kNew],
+        counts[Verdict::kMissing], counts[Verdict::kUnchanged]);
+  }
+  return out;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,888 @@
+#include "schedlab/report.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report_svg.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/summary_fields.hpp"
+#include "schedlab/sweep.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using namespace schedlab::report;
+
+namespace {
+
+constexpr std::size_t kMaxSeriesPoints = 400;
+constexpr std::size_t kMaxCdfPoints = 300;
+
+struct SeriesRow {
+  double time_s = 0;
+  double busy_gpus = 0;
+  double idle_gpus = 0;
+  double queued_jobs = 0;
+};
+
+// One run to draw: a run output directory, or the representative cell of a sweep variant.
+struct RunData {
+  std::string label;
+  std::string source;
+  std::string color;
+  Json summary;
+  std::vector<SeriesRow> series;
+  bool has_series = false;
+  std::vector<double> waits_s;
+  std::vector<double> jcts_s;
+  bool has_jobs = false;
+  const SweepGroup* group = nullptr;  // sweeps: across-seed statistics for the bars
+};
+
+struct SweepData {
+  std::string results_path;
+  std::vector<Json> rows;
+  std::vector<SweepGroup> groups;
+  std::vector<std::string> variants, traces, clusters;
+  std::vector<double> loads;
+  std::vector<std::uint64_t> seeds;
+  double shown_load = 1.0;
+};
+
+std::vector<std::string_view> header_row(CsvReader& reader, const std::string& path) {
+  std::vector<std::string_view> fields;
+  if (!reader.next_row(fields))
+    throw ConfigError(fmt::format("{}: empty file (expected a header row)", path));
+  return fields;
+}
+
+std::size_t require_column(const CsvHeader& header, const char* name, const std::string& path) {
+  const auto index = header.find(name);
+  if (!index) throw ConfigError(fmt::format("{}:1: missing column '{}'", path, name));
+  return *index;
+}
+
+double field_number(const std::vector<std::string_view>& fields, std::size_t index,
+                    const char* column, const CsvReader& reader) {
+  const auto value = index < fields.size() ? parse_double(fields[index]) : std::nullopt;
+  if (!value || !std::isfinite(*value))
+    throw ConfigError(fmt::format("{}:{}: column '{}': expected a number, got '{}'", reader.file(),
+                                  reader.line(), column,
+                                  index < fields.size() ? std::string(fields[index]) : ""));
+  return *value;
+}
+
+std::vector<SeriesRow> read_timeseries(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  CsvReader reader(text, path);
+  const CsvHeader header(header_row(reader, path));
+  const std::size_t t = require_column(header, "time_s", path);
+  const std::size_t busy = require_column(header, "busy_gpus", path);
+  const std::size_t idle = require_column(header, "idle_gpus", path);
+  const std::size_t queued = require_column(header, "queued_jobs", path);
+  std::vector<SeriesRow> rows;
+  std::vector<std::string_view> fields;
+  while (reader.next_row(fields)) {
+    rows.push_back({field_number(fields, t, "time_s", reader),
+                    field_number(fields, busy, "busy_gpus", reader),
+                    field_number(fields, idle, "idle_gpus", reader),
+                    field_number(fields, queued, "queued_jobs", reader)});
+  }
+  return rows;
+}
+
+// Wait and turnaround of every job that started (empty fields: never started).
+void read_jobs(const std::string& path, RunData& run) {
+  const std::string text = read_file_bytes(path);
+  CsvReader reader(text, path);
+  const CsvHeader header(header_row(reader, path));
+  const std::size_t wait = require_column(header, "waiting_time", path);
+  const std::size_t turnaround = require_column(header, "turnaround_time", path);
+  std::vector<std::string_view> fields;
+  while (reader.next_row(fields)) {
+    if (wait < fields.size() && !trim(fields[wait]).empty())
+      run.waits_s.push_back(field_number(fields, wait, "waiting_time", reader));
+    if (turnaround < fields.size() && !trim(fields[turnaround]).empty())
+      run.jcts_s.push_back(field_number(fields, turnaround, "turnaround_time", reader));
+  }
+  std::sort(run.waits_s.begin(), run.waits_s.end());
+  std::sort(run.jcts_s.begin(), run.jcts_s.end());
+}
+
+Json read_summary(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  Json summary;
+  try {
+    summary = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", path, e.byte));
+  }
+  if (!summary.is_object() || flatten_numeric(summary).empty())
+    throw ConfigError(
+        fmt::format("{}: not a summary (expected a JSON object with numeric metrics)", path));
+  return summary;
+}
+
+// Reads summary.json and, when present, timeseries.csv and jobs.csv of one run directory.
+RunData read_run_dir(const fs::path& dir, const std::string& source,
+                     std::vector<std::string>& notes) {
+  RunData run;
+  run.source = source;
+  run.summary = read_summary((dir / "summary.json").string());
+  std::error_code ec;
+  if (fs::exists(dir / "timeseries.csv", ec)) {
+    run.series = read_timeseries((dir / "timeseries.csv").string());
+    run.has_series = !run.series.empty();
+  } else {
+    notes.push_back(fmt::format("{}: no timeseries.csv; the over-time charts leave this run out",
+                                dir.string()));
+  }
+  if (fs::exists(dir / "jobs.csv", ec)) {
+    read_jobs((dir / "jobs.csv").string(), run);
+    run.has_jobs = !run.waits_s.empty() || !run.jcts_s.empty();
+  } else {
+    notes.push_back(
+        fmt::format("{}: no jobs.csv; the CDF charts leave this run out", dir.string()));
+  }
+  return run;
+}
+
+// Whether `path` is sweep results (a .jsonl file or a directory holding results.jsonl).
+std::optional<std::string> sweep_results_path(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(fs::path(path) / "results.jsonl", ec))
+      return (fs::path(path) / "results.jsonl").string();
+    return std::nullopt;
+  }
+  if (path.ends_with(".jsonl")) return path;
+  return std::nullopt;
+}
+
+template <typename T>
+void add_unique(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+SweepData read_sweep(const std::string& results_path, const ReportOptions& options) {
+  SweepData sweep;
+  sweep.results_path = results_path;
+  sweep.rows = read_sweep_results(results_path);
+  sweep.groups = aggregate_sweep(sweep.rows);
+  for (const auto& row : sweep.rows) {
+    add_unique(sweep.variants, row["variant"].get<std::string>());
+    add_unique(sweep.traces, row["trace"].get<std::string>());
+    add_unique(sweep.clusters, row["cluster"].get<std::string>());
+    add_unique(sweep.loads, row["load_scale"].get<double>());
+    add_unique(sweep.seeds, row["seed"].get<std::uint64_t>());
+  }
+  if (options.load_scale) {
+    if (std::find(sweep.loads.begin(), sweep.loads.end(), *options.load_scale) == sweep.loads.end())
+      throw ConfigError(fmt::format("--load {}: not a load scale of {}",
+                                    format_number(*options.load_scale), results_path));
+    sweep.shown_load = *options.load_scale;
+  } else {
+    sweep.shown_load = sweep.loads.front();
+    for (const double load : sweep.loads)
+      if (std::abs(std::log(load)) < std::abs(std::log(sweep.shown_load))) sweep.shown_load = load;
+  }
+  return sweep;
+}
+
+// The representative cell of each variant: first trace, first cluster, the shown load, the
+// first seed that succeeded.
+std::vector<RunData> sweep_runs(const SweepData& sweep, std::vector<std::string>& notes) {
+  std::vector<RunData> runs;
+  const fs::path base = fs::path(sweep.results_path).parent_path();
+  for (const auto& variant : sweep.variants) {
+    const Json* chosen = nullptr;
+    for (const auto& row : sweep.rows) {
+      if (row["variant"] == variant && row["trace"] == sweep.traces.front() &&
+          row["cluster"] == sweep.clusters.front() &&
+          row["load_scale"].get<double>() == sweep.shown_load && row["status"] == "ok") {
+        chosen = &row;
+        break;
+      }
+    }
+    if (!chosen) {
+      notes.push_back(fmt::format(
+          "variant {}: no successful cell at load {}; left out of the per-policy charts", variant,
+          format_number(sweep.shown_load)));
+      continue;
+    }
+    RunData run;
+    const std::string dir = chosen->contains("dir") ? (*chosen)["dir"].get<std::string>() : "";
+    if (!dir.empty() && fs::exists(base / dir / "summary.json")) {
+      run = read_run_dir(base / dir, (base / dir).string(), notes);
+    } else {
+      notes.push_back(fmt::format(
+          "{}: cell {} has no output directory; its charts over time and CDFs are left out",
+          sweep.results_path, (*chosen)["cell"].dump()));
+      run.summary = (*chosen)["summary"];
+      run.source = sweep.results_path;
+    }
+    run.label = variant;
+    for (const auto& group : sweep.groups) {
+      if (group.definition["variant"] == variant &&
+          group.definition["trace"] == sweep.traces.front() &&
+          group.definition["cluster"] == sweep.clusters.front() &&
+          group.definition["load_scale"].get<double>() == sweep.shown_load) {
+        run.group = &group;
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+// ---- chart builders ------------------------------------------------------------------------
+
+struct Figure {
+  std::string title;
+  std::string caption;  // one line under the title: what is shown, direction
+  std::string svg;
+};
+
+std::string figure_html(const Figure& f) {
+  return fmt::format("<figure class=\"card\"><h3>{}</h3><p class=\"caption\">{}</p>\n{}</figure>\n",
+                     html_escape(f.title), html_escape(f.caption), f.svg);
+}
+
+double interpolate(const std::vector<Point>& points, double x) {
+  if (x <= points.front().x) return points.front().y;
+  if (x >= points.back().x) return points.back().y;
+  const auto it = std::lower_bound(points.begin(), points.end(), x,
+                                   [](const Point& p, double value) { return p.x < value; });
+  const Point& b = *it;
+  const Point& a = *(it - 1);
+  return b.x == a.x ? b.y : a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
+}
+
+// An x where the series are furthest apart (largest smallest vertical gap), to anchor direct
+// labels; nullopt for a single series (its last point is used).
+std::optional<double> separating_x(const std::vector<LineSeries>& series, bool log_x) {
+  if (series.size() < 2) return std::nullopt;
+  double lo = -std::numeric_limits<double>::infinity(),
+         hi = std::numeric_limits<double>::infinity();
+  for (const auto& s : series) {
+    if (s.points.empty()) return std::nullopt;
+    lo = std::max(lo, s.points.front().x);
+    hi = std::min(hi, s.points.back().x);
+  }
+  if (!(hi > lo)) return std::nullopt;
+  double best_x = hi;
+  double best_gap = -1;
+  constexpr int kCandidates = 48;
+  for (int i = 4; i <= kCandidates; ++i) {  // skip the leftmost stretch: labels sit on the right
+    const double t = static_cast<double>(i) / kCandidates;
+    const double x =
+        log_x ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
+    std::vector<double> ys;
+    for (const auto& s : series) ys.push_back(interpolate(s.points, x));
+    std::sort(ys.begin(), ys.end());
+    double gap = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 1; k < ys.size(); ++k) gap = std::min(gap, ys[k] - ys[k - 1]);
+    if (gap >= best_gap) {
+      best_gap = gap;
+      best_x = x;
+    }
+  }
+  return best_x;
+}
+
+std::vector<Point> downsample(const std::vector<SeriesRow>& rows, double unit_s,
+                              double (*value)(const SeriesRow&)) {
+  std::vector<Point> points;
+  const std::size_t bucket =
+      std::max<std::size_t>(1, (rows.size() + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
+  for (std::size_t begin = 0; begin < rows.size(); begin += bucket) {
+    const std::size_t end = std::min(rows.size(), begin + bucket);
+    double sum = 0;
+    for (std::size_t i = begin; i < end; ++i) sum += value(rows[i]);
+    points.push_back({rows[begin].time_s / unit_s, sum / static_cast<double>(end - begin)});
+  }
+  return points;
+}
+
+std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
+  double max_t = 0;
+  for (const auto& r : runs)
+    if (r.has_series) max_t = std::max(max_t, r.series.back().time_s);
+  if (max_t <= 0 &&
+      std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.has_series; }))
+    return {};
+  const DurationUnit unit = duration_unit(max_t);
+  LineChart util;
+  util.title = "GPU utilization over time";
+  util.x.label = fmt::format("simulated time ({})", unit.name);
+  util.y.label = "busy GPUs (% of cluster)";
+  util.y.max = 100;
+  LineChart queue;
+  queue.title = "Queue length over time";
+  queue.x.label = util.x.label;
+  queue.y.label = "queued jobs (count)";
+  for (const auto& r : runs) {
+    if (!r.has_series) continue;
+    util.series.push_back({r.label,
+                           r.color,
+                           downsample(r.series, unit.seconds,
+                                      [](const SeriesRow& row) {
+                                        const double total = row.busy_gpus + row.idle_gpus;
+                                        return total > 0 ? 100.0 * row.busy_gpus / total : 0.0;
+                                      }),
+                           {},
+                           false});
+    queue.series.push_back(
+        {r.label,
+         r.color,
+         downsample(r.series, unit.seconds, [](const SeriesRow& row) { return row.queued_jobs; }),
+         {},
+         false});
+  }
+  util.label_x = separating_x(util.series, false);
+  queue.label_x = separating_x(queue.series, false);
+  const std::string bucket_note = "averaged over equal time buckets";
+  return {{util.title, "share of GPUs running jobs; higher is better; " + bucket_note,
+           render_line_chart(util)},
+          {queue.title, "jobs waiting to start; lower is better; " + bucket_note,
+           render_line_chart(queue)}};
+}
+
+// Duration ticks for log axes: 1 s, 10 s, 1 min, 10 min, 1 h, 10 h, 1 d, 10 d, 100 d, 1000 d.
+std::vector<std::pair<double, std::string>> duration_ticks() {
+  return {{1, "1 s"},         {10, "10 s"},        {60, "1 min"},  {600, "10 min"},
+          {3600, "1 h"},      {36000, "10 h"},     {86400, "1 d"}, {864000, "10 d"},
+          {8640000, "100 d"}, {86400000, "1000 d"}};
+}
+
+std::vector<Point> cdf_points(const std::vector<double>& sorted_s) {
+  std::vector<Point> points;
+  const std::size_t n = sorted_s.size();
+  if (n == 0) return points;
+  constexpr double kFloor = 1.0;  // log axis: values under 1 s are drawn at 1 s
+  points.push_back({std::max(kFloor, sorted_s.front()), 0.0});
+  const std::size_t samples = std::min(n, kMaxCdfPoints);
+  for (std::size_t k = 0; k < samples; ++k) {
+    const std::size_t i = samples == 1 ? n - 1 : (k * (n - 1) + (samples - 1) / 2) / (samples - 1);
+    const double x = std::max(kFloor, sorted_s[i]);
+    // Last index holding this value, so the step reaches its full height.
+    const std::size_t last = static_cast<std::size_t>(
+        std::upper_bound(sorted_s.begin(), sorted_s.end(), sorted_s[i]) - sorted_s.begin());
+    const Point p{x, static_cast<double>(last) / static_cast<double>(n)};
+    if (!points.empty() && points.back().x == p.x && points.back().y == p.y) continue;
+    points.push_back(p);
+  }
+  return points;
+}
+
+std::vector<Figure> cdf_figures(const std::vector<RunData>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.has_jobs; }))
+    return {};
+  std::vector<Figure> out;
+  const std::array<std::pair<const char*, const char*>, 2> kinds = {
+      std::pair{"Wait time, cumulative distribution", "wait before first start"},
+      std::pair{"Job completion time, cumulative distribution", "submit to finish (JCT)"}};
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    LineChart chart;
+    chart.title = kinds[k].first;
+    chart.x.label = fmt::format("{} (log scale; under 1 s drawn at 1 s)", kinds[k].second);
+    chart.x.scale = Scale::kLog10;
+    chart.x.ticks = duration_ticks();
+    chart.y.label = "share of jobs (%)";
+    chart.y.max = 100;
+    for (const auto& r : runs) {
+      if (!r.has_jobs) continue;
+      auto points = cdf_points(k == 0 ? r.waits_s : r.jcts_s);
+      for (auto& p : points) p.y *= 100.0;
+      if (!points.empty()) chart.series.push_back({r.label, r.color, std::move(points), {}, false});
+    }
+    if (chart.series.empty()) continue;
+    chart.label_x = separating_x(chart.series, true);
+    out.push_back({chart.title,
+                   "share of jobs at or below each value; curves further left are better",
+                   render_line_chart(chart)});
+  }
+  return out;
+}
+
+// A metric of a run: the across-seed mean (sweeps) or the summary value.
+std::optional<double> metric_of(const RunData& r, const std::string& key) {
+  if (r.group) {
+    const auto it = r.group->stats.find(key);
+    if (it == r.group->stats.end()) return std::nullopt;
+    return it->second.mean;
+  }
+  return numeric_at(r.summary, key);
+}
+
+double ci_of(const RunData& r, const std::string& key) {
+  if (!r.group) return 0.0;
+  const auto it = r.group->stats.find(key);
+  return it == r.group->stats.end() || it->second.n < 2 ? 0.0 : it->second.ci95;
+}
+
+enum class Kind { kDuration, kPercent, kRatio, kCount, kEnergy, kGpuHours };
+
+struct MetricView {
+  std::string key;
+  std::string title;
+  Kind kind;
+  std::string better;  // "lower is better" / "higher is better"
+  std::string axis;    // value axis name, the unit is appended
+};
+
+// Scale and unit text for values of a kind, given their maximum.
+std::pair<double, std::string> kind_unit(Kind kind, double max_value) {
+  switch (kind) {
+    case Kind::kDuration: {
+      const DurationUnit u = duration_unit(max_value);
+      return {u.seconds, u.name};
+    }
+    case Kind::kPercent: return {0.01, "%"};
+    case Kind::kRatio: return {1, "ratio"};
+    case Kind::kCount: return {1, "count"};
+    case Kind::kEnergy: return {1, "kWh"};
+    case Kind::kGpuHours: return {1, "GPU-hours"};
+  }
+  return {1, ""};
+}
+
+std::string unit_suffix(const std::string& unit) {
+  if (unit == "%") return "%";
+  if (unit == "ratio" || unit == "count") return "";
+  return " " + unit;
+}
+
+std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const MetricView& view) {
+  BarChart chart;
+  chart.title = view.title;
+  BarSegment segment;
+  double max_value = 0;
+  bool any = false;
+  for (const auto& r : runs) {
+    const auto v = metric_of(r, view.key);
+    any = any || v.has_value();
+    max_value = std::max(max_value, v.value_or(0.0));
+  }
+  if (!any) return std::nullopt;
+  const auto [scale, unit] = kind_unit(view.kind, max_value);
+  for (const auto& r : runs) {
+    chart.categories.push_back(r.label);
+    chart.colors.push_back(r.color);
+    segment.values.push_back(metric_of(r, view.key).value_or(0.0) / scale);
+    chart.errors.push_back(ci_of(r, view.key) / scale);
+  }
+  chart.segments.push_back(std::move(segment));
+  chart.axis_label = fmt::format("{} ({})", view.axis, unit);
+  const std::string suffix = unit_suffix(unit);
+  chart.value_text = [suffix](double v) { return short_number(v) + suffix; };
+  std::string caption = fmt::format("summary {}; {}", view.key, view.better);
+  if (std::any_of(runs.begin(), runs.end(), [](const RunData& r) { return r.group != nullptr; }))
+    caption += "; mean over seeds with 95% CI";
+  return Figure{view.title, caption, render_bar_chart(chart)};
+}
+
+// Stacked bars of several fields (e.g. energy busy + idle).
+std::optional<Figure> stacked_figure(
+    const std::vector<RunData>& runs, const std::string& title, const std::string& caption,
+    const std::string& axis_label,
+    const std::vector<std::pair<std::string, std::vector<double>>>& segments) {
+  if (segments.empty()) return std::nullopt;
+  BarChart chart;
+  chart.title = title;
+  chart.axis_label = axis_label;
+  for (const auto& r : runs) {
+    chart.categories.push_back(r.label);
+    chart.colors.push_back(r.color);
+  }
+  const std::vector<double> opacities = {1.0, 0.45, 0.25, 0.7};
+  for (std::size_t i = 0; i < segments.size(); ++i)
+    chart.segments.push_back(
+        {segments[i].first, segments[i].second, opacities[i % opacities.size()]});
+  return Figure{title, caption, render_bar_chart(chart)};
+}
+
+std::vector<Figure> summary_figures(const std::vector<RunData>& runs) {
+  const std::vector<MetricView> views = {
+      {"wait_s.mean", "Mean wait", Kind::kDuration, "lower is better", "mean wait"},
+      {"wait_s.p95", "95th percentile wait", Kind::kDuration, "lower is better", "p95 wait"},
+      {"jct_s.mean", "Mean job completion time", Kind::kDuration, "lower is better", "mean JCT"},
+      {"jct_s.p95", "95th percentile job completion time", Kind::kDuration, "lower is better",
+       "p95 JCT"},
+      {"bounded_slowdown.mean", "Mean bounded slowdown", Kind::kRatio, "lower is better",
+       "bounded slowdown"},
+      {"utilization", "GPU utilization", Kind::kPercent, "higher is better",
+       "busy GPU time / capacity"},
+      {"makespan_s", "Makespan", Kind::kDuration, "lower is better", "first submit to last finish"},
+  };
+  std::vector<Figure> out;
+  for (const auto& view : views)
+    if (auto f = single_bar_figure(runs, view)) out.push_back(std::move(*f));
+  return out;
+}
+
+std::vector<double> values_of(const std::vector<RunData>& runs, const std::string& key) {
+  std::vector<double> out;
+  for (const auto& r : runs) out.push_back(metric_of(r, key).value_or(0.0));
+  return out;
+}
+
+bool any_has(const std::vector<RunData>& runs, const std::string& key) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [&](const RunData& r) { return metric_of(r, key).has_value(); });
+}
+
+// Sub-keys of a group (e.g. restarts.*) present in any run, in document order.
+std::vector<std::string> sub_keys(const std::vector<RunData>& runs, const std::string& group) {
+  std::vector<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& f : flatten_numeric(r.summary))
+      if (f.key.starts_with(group + ".")) add_unique(keys, f.key);
+  return keys;
+}
+
+std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
+  std::vector<Figure> out;
+  const bool suffix =
+      std::any_of(runs.begin(), runs.end(), [](const RunData& r) { return r.group != nullptr; });
+  const std::string mean_note = suffix ? "; mean over seeds" : "";
+  if (any_has(runs, "energy_kwh.gpu_busy") && any_has(runs, "energy_kwh.gpu_idle")) {
+    if (auto f =
+            stacked_figure(runs, "GPU energy",
+                           "energy_kwh: GPUs running jobs + idle GPUs; lower is better" + mean_note,
+                           "energy (kWh)",
+                           {{"busy GPUs", values_of(runs, "energy_kwh.gpu_busy")},
+                            {"idle GPUs", values_of(runs, "energy_kwh.gpu_idle")}}))
+      out.push_back(std::move(*f));
+  } else if (any_has(runs, "energy_kwh.total")) {
+    if (auto f = single_bar_figure(
+            runs, {"energy_kwh.total", "GPU energy", Kind::kEnergy, "lower is better", "energy"}))
+      out.push_back(std::move(*f));
+  }
+  if (any_has(runs, "gpu_hours.idle")) {
+    std::vector<double> waiting = values_of(runs, "gpu_hours.idle_while_jobs_wait");
+    std::vector<double> idle = values_of(runs, "gpu_hours.idle");
+    std::vector<double> rest;
+    for (std::size_t i = 0; i < idle.size(); ++i)
+      rest.push_back(std::max(0.0, idle[i] - waiting[i]));
+    if (auto f = stacked_figure(
+            runs, "Idle GPU-hours",
+            "gpu_hours.idle, split by whether jobs were waiting meanwhile; lower is better" +
+                mean_note,
+            "idle capacity (GPU-hours)",
+            {{"idle while jobs wait", waiting}, {"idle, queue empty", rest}}))
+      out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+std::vector<Figure> restart_figures(const std::vector<RunData>& runs) {
+  std::vector<Figure> out;
+  std::vector<std::pair<std::string, std::vector<double>>> segments;
+  for (const auto& key : sub_keys(runs, "restarts")) {
+    if (key == "restarts.total") continue;
+    std::string label = key.substr(9);
+    std::replace(label.begin(), label.end(), '_', ' ');
+    segments.emplace_back(label, values_of(runs, key));
+  }
+  bool any_restart = false;
+  for (const auto& [label, values] : segments)
+    for (const double v : values) any_restart = any_restart || v > 0;
+  if (!segments.empty()) {
+    if (auto f = stacked_figure(runs, "Restarts",
+                                any_restart ? "restarts by cause (count); lower is better"
+                                            : "restarts by cause (count); none in these runs",
+                                "restarts (count)", segments))
+      out.push_back(std::move(*f));
+  } else if (any_has(runs, "restarts.total")) {
+    if (auto f = single_bar_figure(
+            runs, {"restarts.total", "Restarts", Kind::kCount, "lower is better", "restarts"}))
+      out.push_back(std::move(*f));
+  }
+  if (any_has(runs, "gpu_hours.lost")) {
+    if (auto f = single_bar_figure(
+            runs, {"gpu_hours.lost", "Lost work", Kind::kGpuHours,
+                   "GPU time redone after restarts; lower is better", "lost work"}))
+      out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+std::vector<Figure> sweep_figures(const SweepData& sweep,
+                                  const std::map<std::string, std::string>& colors) {
+  const std::vector<MetricView> views = {
+      {"wait_s.mean", "Mean wait vs load", Kind::kDuration, "lower is better", "mean wait"},
+      {"wait_s.p95", "95th percentile wait vs load", Kind::kDuration, "lower is better",
+       "p95 wait"},
+      {"jct_s.mean", "Mean job completion time vs load", Kind::kDuration, "lower is better",
+       "mean JCT"},
+      {"bounded_slowdown.mean", "Mean bounded slowdown vs load", Kind::kRatio, "lower is better",
+       "mean bounded slowdown"},
+      {"utilization", "GPU utilization vs load", Kind::kPercent, "higher is better",
+       "busy GPU time / capacity"},
+      {"gpu_hours.idle_while_jobs_wait", "Idle GPU-hours while jobs wait vs load", Kind::kGpuHours,
+       "lower is better", "idle while jobs wait"},
+      {"energy_kwh.total", "GPU energy vs load", Kind::kEnergy, "lower is better", "GPU energy"},
+  };
+  std::vector<Figure> out;
+  for (const auto& trace : sweep.traces) {
+    for (const auto& cluster : sweep.clusters) {
+      const std::string where =
+          fmt::format("{} on {}", fs::path(trace).filename().string(), cluster);
+      for (const auto& view : views) {
+        double max_value = 0;
+        bool any = false;
+        for (const auto& g : sweep.groups) {
+          if (g.definition["trace"] != trace || g.definition["cluster"] != cluster) continue;
+          const auto it = g.stats.find(view.key);
+          if (it == g.stats.end()) continue;
+          any = true;
+          max_value = std::max(max_value, it->second.mean + it->second.ci95);
+        }
+        if (!any) continue;
+        const auto [scale, unit] = kind_unit(view.kind, max_value);
+        LineChart chart;
+        chart.title = view.title;
+        chart.x.label = "load scale (x the trace's arrival rate)";
+        chart.x.include_zero = false;
+        chart.y.label = fmt::format("{} ({})", view.axis, unit);
+        if (view.kind == Kind::kPercent) chart.y.max = 100;
+        for (const auto& variant : sweep.variants) {
+          LineSeries s;
+          s.label = variant;
+          s.color = colors.at(variant);
+          s.markers = true;
+          bool has_band = false;
+          for (const auto& g : sweep.groups) {
+            if (g.definition["variant"] != variant || g.definition["trace"] != trace ||
+                g.definition["cluster"] != cluster)
+              continue;
+            const auto it = g.stats.find(view.key);
+            if (it == g.stats.end()) continue;
+            const double mean = it->second.mean / scale;
+            const double ci = it->second.n >= 2 ? it->second.ci95 / scale : 0.0;
+            has_band = has_band || it->second.n >= 2;
+            s.points.push_back({g.definition["load_scale"].get<double>(), mean});
+            s.band.emplace_back(mean - ci, mean + ci);
+          }
+          if (s.points.empty()) continue;
+          // Groups appear in cell order; the x axis needs ascending load.
+          std::vector<std::size_t> order(s.points.size());
+          for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+          std::stable_sort(order.begin(), order.end(), [&s](std::size_t a, std::size_t b) {
+            return s.points[a].x < s.points[b].x;
+          });
+          LineSeries sorted = s;
+          for (std::size_t i = 0; i < order.size(); ++i) {
+            sorted.points[i] = s.points[order[i]];
+            sorted.band[i] = s.band[order[i]];
+          }
+          if (!has_band) sorted.band.clear();
+          chart.series.push_back(std::move(sorted));
+        }
+        if (chart.series.empty()) continue;
+        const std::size_t seeds = sweep.seeds.size();
+        const std::string band_note = seeds >= 2
+                                          ? fmt::format("mean over {} seeds, band: 95% CI", seeds)
+                                          : "one seed, no confidence band";
+        out.push_back({fmt::format("{} — {}", view.title, where),
+                       fmt::format("{}; {}", view.better, band_note), render_line_chart(chart)});
+      }
+    }
+  }
+  return out;
+}
+
+std::string metrics_table(const std::vector<RunData>& runs) {
+  std::vector<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& f : flatten_numeric(r.summary)) add_unique(keys, f.key);
+  std::string out = "<table class=\"metrics\"><thead><tr><th>metric</th>";
+  for (const auto& r : runs)
+    out += fmt::format("<th style=\"color:{}\">{}</th>", r.color, html_escape(r.label));
+  out += "</tr></thead><tbody>\n";
+  for (const auto& key : keys) {
+    out += fmt::format("<tr><td>{}</td>", html_escape(key));
+    for (const auto& r : runs) {
+      const auto v = metric_of(r, key);
+      std::string text = v ? format_number(round_to(*v, 6)) : "-";
+      const double ci = ci_of(r, key);
+      if (v && ci > 0) text += " \u00b1 " + short_number(ci);
+      out += fmt::format("<td>{}</td>", html_escape(text));
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
+constexpr const char* kStyle = R"CSS(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 6px} h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:14px;margin:0 0 2px} .caption{font-size:12px;color:#555;margin:0 0 6px}
+.meta{font-size:13px;color:#444;margin:2px 0} .note{font-size:12px;color:#8a4b00}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}
+.card{margin:0;border:1px solid #e3e3e3;border-radius:6px;padding:10px 12px;background:#fff}
+svg.chart{display:block;font-family:inherit}
+svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
+svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
+svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
+svg .errorbar{fill:none;stroke-width:1.2} svg .leader{fill:none;stroke-width:.8;stroke-dasharray:2 2}
+svg .direct-label{font-size:11px;font-weight:600} svg .category{font-size:11px;fill:#222}
+svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px;fill:#fff} svg .key-label{font-size:10.5px;fill:#333}
+table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
+table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}
+)CSS";
+
+// Runs in the browser after the page is laid out: marks each chart that has drawn data and
+// records the counts on <body> (read by the headless-browser test).
+constexpr const char* kRenderCheck = R"JS(
+(function () {
+  var charts = document.querySelectorAll('svg.chart'), rendered = 0;
+  for (var i = 0; i < charts.length; i++) {
+    var svg = charts[i], box = svg.getBoundingClientRect(), marks = svg.querySelectorAll('.mark'), drawn = 0;
+    for (var k = 0; k < marks.length; k++) {
+      var b = marks[k].getBBox();
+      if (b.width > 0 || b.height > 0) drawn++;
+    }
+    if (box.width > 0 && box.height > 0 && drawn > 0) { rendered++; svg.setAttribute('data-rendered', 'yes'); }
+  }
+  document.body.setAttribute('data-charts-total', String(charts.length));
+  document.body.setAttribute('data-charts-rendered', String(rendered));
+})();
+)JS";
+
+std::string section(const std::string& title, const std::vector<Figure>& figures) {
+  if (figures.empty()) return "";
+  std::string out = fmt::format("<section><h2>{}</h2><div class=\"grid\">\n", html_escape(title));
+  for (const auto& f : figures) out += figure_html(f);
+  return out + "</div></section>\n";
+}
+
+std::size_t count_charts(const std::string& html) {
+  std::size_t count = 0;
+  for (std::size_t at = html.find("<svg class=\"chart\""); at != std::string::npos;
+       at = html.find("<svg class=\"chart\"", at + 1))
+    ++count;
+  return count;
+}
+
+}  // namespace
+
+Report build_report(const std::vector<std::string>& inputs, const ReportOptions& options) {
+  if (inputs.empty()) throw ConfigError("report: no results given");
+  Report report;
+  std::vector<RunData> runs;
+  std::optional<SweepData> sweep;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!fs::exists(input, ec))
+      throw ConfigError(fmt::format("{}: no such file or directory", input));
+    if (const auto results = sweep_results_path(input)) {
+      if (inputs.size() > 1)
+        throw ConfigError(fmt::format(
+            "{}: sweep results must be the only input (or give run outputs only)", input));
+      sweep = read_sweep(*results, options);
+      runs = sweep_runs(*sweep, report.notes);
+      continue;
+    }
+    if (options.load_scale)
+      throw ConfigError(
+          fmt::format("--load applies to sweep results, but {} is a run output", input));
+    fs::path dir = input;
+    if (!fs::is_directory(dir, ec)) {
+      dir = fs::path(input).parent_path();
+      if (dir.empty()) dir = ".";
+      if (fs::path(input).filename() != "summary.json")
+        throw ConfigError(fmt::format(
+            "{}: expected a run output directory, its summary.json, or sweep results", input));
+    } else if (!fs::exists(dir / "summary.json", ec)) {
+      throw ConfigError(
+          fmt::format("{}: directory holds neither summary.json nor results.jsonl", input));
+    }
+    RunData run = read_run_dir(dir, input, report.notes);
+    run.label = run.summary.contains("policy") && run.summary["policy"].is_string()
+                    ? run.summary["policy"].get<std::string>()
+                    : dir.filename().string();
+    runs.push_back(std::move(run));
+  }
+  // Unique labels: a repeated policy name gets its directory added.
+  std::map<std::string, int> seen;
+  for (const auto& r : runs) ++seen[r.label];
+  for (auto& r : runs)
+    if (seen[r.label] > 1) r.label += " (" + fs::path(r.source).lexically_normal().string() + ")";
+  std::map<std::string, std::string> colors;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].color = palette_color(i);
+    colors[runs[i].label] = runs[i].color;
+  }
+  if (sweep)
+    for (const auto& v : sweep->variants)
+      if (!colors.contains(v)) colors[v] = palette_color(colors.size());
+
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  html += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                      html_escape(options.title), kStyle);
+  html += fmt::format("<header><h1>{}</h1>\n", html_escape(options.title));
+  if (sweep) {
+    html += fmt::format(
+        "<p class=\"meta\">Sweep results: {} ({} cells: {} variants x {} traces x {} clusters x {} "
+        "load scales x {} seeds)</p>\n",
+        html_escape(sweep->results_path), sweep->rows.size(), sweep->variants.size(),
+        sweep->traces.size(), sweep->clusters.size(), sweep->loads.size(), sweep->seeds.size());
+    html += fmt::format(
+        "<p class=\"meta\">Per-policy charts show {} on {} at load scale {} (over time and CDFs: "
+        "the first successful "
+        "seed; bars: mean over seeds with 95% CI).</p>\n",
+        html_escape(sweep->traces.front()), html_escape(sweep->clusters.front()),
+        format_number(sweep->shown_load));
+  } else {
+    for (const auto& r : runs) {
+      const std::string trace = r.summary.contains("trace") && r.summary["trace"].is_string()
+                                    ? r.summary["trace"].get<std::string>()
+                                    : "?";
+      const auto gpus = numeric_at(r.summary, "cluster.gpus");
+      html += fmt::format("<p class=\"meta\"><b style=\"color:{}\">{}</b>: {} — trace {}{}</p>\n",
+                          r.color, html_escape(r.label), html_escape(r.source), html_escape(trace),
+                          gpus ? fmt::format(", {} GPUs", format_number(*gpus)) : "");
+    }
+  }
+  html += "</header>\n";
+  html += section("Over time", over_time_figures(runs));
+  html += section("Wait and completion time", cdf_figures(runs));
+  html += section("Summary metrics", summary_figures(runs));
+  html += section("Energy and idle capacity", energy_figures(runs));
+  html += section("Restarts and lost work", restart_figures(runs));
+  if (sweep) html += section("Metrics against load", sweep_figures(*sweep, colors));
+  if (!runs.empty()) {
+    html += "<section><h2>Every numeric metric</h2>\n";
+    if (sweep)
+      html +=
+          "<p class=\"caption\">mean over seeds ± 95% CI half-width where there are several "
+          "seeds</p>\n";
+    html += metrics_table(runs) + "</section>\n";
+  }
+  if (!report.notes.empty()) {
+    html += "<section><h2>Notes</h2>\n";
+    for (const auto& note : report.notes)
+      html += fmt::format("<p class=\"note\">{}</p>\n", html_escape(note));
+    html += "</section>\n";
+  }
+  html += fmt::format("<script>{}</script>\n</body>\n</html>\n", kRenderCheck);
+  report.charts = count_charts(html);
+  report.html = std::move(html);
+  return report;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,419 @@
+#include "report_svg.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace schedlab::report {
+
+namespace {
+
+// Line chart geometry (SVG user units; the SVG scales to its container).
+constexpr double kWidth = 600;
+constexpr double kHeight = 320;
+constexpr double kLeft = 66;
+constexpr double kRight = 150;  // room for direct labels
+constexpr double kTop = 14;
+constexpr double kBottom = 46;
+constexpr double kLabelSpacing = 13;
+constexpr std::size_t kMaxLabelChars = 22;
+
+std::string num(double v) {
+  const std::string text = fmt::format("{:.1f}", v);
+  return text == "-0.0" ? "0.0" : text;
+}
+
+std::string trim_zeros(std::string text) {
+  if (text.find('.') == std::string::npos) return text;
+  while (!text.empty() && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
+}
+
+std::string truncate_label(const std::string& label) {
+  if (label.size() <= kMaxLabelChars) return label;
+  return label.substr(0, kMaxLabelChars - 1) + "\u2026";
+}
+
+double nice_step(double range, int target) {
+  if (!(range > 0)) return 1.0;
+  const double raw = range / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double normalized = raw / magnitude;
+  const double factor = normalized < 1.5 ? 1 : normalized < 3 ? 2 : normalized < 7 ? 5 : 10;
+  return factor * magnitude;
+}
+
+// Resolved axis: data range to pixels.
+struct Mapped {
+  Scale scale = Scale::kLinear;
+  double lo = 0, hi = 1;  // in data units
+  double pixel_lo = 0, pixel_hi = 1;
+  std::vector<std::pair<double, std::string>> ticks;
+
+  double transform(double v) const { return scale == Scale::kLog10 ? std::log10(v) : v; }
+  double operator()(double v) const {
+    const double a = transform(lo), b = transform(hi);
+    const double t = b == a ? 0.5 : (transform(v) - a) / (b - a);
+    return pixel_lo + t * (pixel_hi - pixel_lo);
+  }
+};
+
+Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double pixel_lo,
+                    double pixel_hi, int target_ticks) {
+  Mapped m;
+  m.scale = spec.scale;
+  m.pixel_lo = pixel_lo;
+  m.pixel_hi = pixel_hi;
+  if (!std::isfinite(data_lo) || !std::isfinite(data_hi))
+    data_lo = data_hi = spec.scale == Scale::kLog10 ? 1 : 0;
+  if (spec.scale == Scale::kLog10) {
+    double lo = spec.min.value_or(std::pow(10.0, std::floor(std::log10(std::max(data_lo, 1e-12)))));
+    double hi = spec.max.value_or(std::pow(10.0, std::ceil(std::log10(std::max(data_hi, 1e-12)))));
+    if (hi <= lo) hi = lo * 10;
+    m.lo = lo;
+    m.hi = hi;
+    if (!spec.ticks.empty()) {
+      for (const auto& t : spec.ticks)
+        if (t.first >= lo * (1 - 1e-9) && t.first <= hi * (1 + 1e-9)) m.ticks.push_back(t);
+    } else {
+      for (double t = lo; t <= hi * (1 + 1e-9); t *= 10) m.ticks.emplace_back(t, compact_number(t));
+    }
+    return m;
+  }
+  double lo = spec.min.value_or(spec.include_zero ? std::min(0.0, data_lo) : data_lo);
+  double hi = spec.max.value_or(spec.include_zero ? std::max(0.0, data_hi) : data_hi);
+  if (hi <= lo) {
+    const double pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
+    lo = spec.min ? lo : lo - (spec.include_zero && lo >= 0 ? 0 : pad);
+    hi = hi + pad;
+  }
+  const double step = nice_step(hi - lo, target_ticks);
+  if (!spec.min) lo = std::floor(lo / step + 1e-9) * step;
+  if (!spec.max) hi = std::ceil(hi / step - 1e-9) * step;
+  m.lo = lo;
+  m.hi = hi;
+  if (!spec.ticks.empty()) {
+    for (const auto& t : spec.ticks)
+      if (t.first >= lo - 1e-9 * step && t.first <= hi + 1e-9 * step) m.ticks.push_back(t);
+  } else {
+    const double first = std::ceil(lo / step - 1e-9) * step;
+    for (int i = 0; i < 100; ++i) {
+      const double t = first + i * step;
+      if (t > hi + 1e-9 * step) break;
+      m.ticks.emplace_back(t, compact_number(std::abs(t) < step * 1e-9 ? 0.0 : t));
+    }
+  }
+  return m;
+}
+
+// y of a series at x by linear interpolation between its points (clamped to its ends).
+double value_at(const std::vector<Point>& points, double x) {
+  if (x <= points.front().x) return points.front().y;
+  if (x >= points.back().x) return points.back().y;
+  const auto it = std::lower_bound(points.begin(), points.end(), x,
+                                   [](const Point& p, double value) { return p.x < value; });
+  const Point& b = *it;
+  const Point& a = *(it - 1);
+  if (b.x == a.x) return b.y;
+  return a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
+}
+
+// Spreads label positions (sorted ascending) so neighbours are at least `gap` apart, within
+// [lo, hi] where possible.
+void spread(std::vector<double>& ys, double gap, double lo, double hi) {
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    ys[i] = std::max(ys[i], lo);
+    if (i > 0) ys[i] = std::max(ys[i], ys[i - 1] + gap);
+  }
+  if (!ys.empty() && ys.back() > hi) {
+    ys.back() = hi;
+    for (std::size_t i = ys.size() - 1; i-- > 0;) ys[i] = std::min(ys[i], ys[i + 1] - gap);
+  }
+}
+
+std::string svg_open(double width, double height, const std::string& title) {
+  return fmt::format(
+      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"{}\" "
+      "preserveAspectRatio=\"xMinYMin meet\">\n",
+      num(width), num(height), html_escape(title));
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string compact_number(double value) {
+  const double a = std::abs(value);
+  if (a >= 1e9) return trim_zeros(fmt::format("{:.2f}", value / 1e9)) + "G";
+  if (a >= 1e6) return trim_zeros(fmt::format("{:.2f}", value / 1e6)) + "M";
+  if (a >= 1e4) return trim_zeros(fmt::format("{:.2f}", value / 1e3)) + "k";
+  if (a >= 100 || a == 0) return trim_zeros(fmt::format("{:.1f}", value));
+  if (a >= 1) return trim_zeros(fmt::format("{:.2f}", value));
+  return trim_zeros(fmt::format("{:.4f}", value));
+}
+
+std::string short_number(double value) {
+  const double a = std::abs(value);
+  if (a == 0) return "0";
+  if (a >= 1e7) return compact_number(value);
+  if (a >= 1000) return fmt::format("{:.0f}", value);
+  if (a >= 100) return trim_zeros(fmt::format("{:.1f}", value));
+  if (a >= 10) return trim_zeros(fmt::format("{:.2f}", value));
+  if (a >= 0.01) return trim_zeros(fmt::format("{:.3f}", value));
+  return trim_zeros(fmt::format("{:.6f}", value));
+}
+
+const std::string& palette_color(std::size_t index) {
+  static const std::array<std::string, 8> kColors = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                                     "#E69F00", "#56B4E9", "#666666", "#000000"};
+  return kColors[index % kColors.size()];
+}
+
+DurationUnit duration_unit(double max_s) {
+  if (max_s < 180) return {"s", 1};
+  if (max_s < 3 * 3600) return {"min", 60};
+  if (max_s < 3 * 86400) return {"h", 3600};
+  return {"d", 86400};
+}
+
+std::string render_line_chart(const LineChart& chart) {
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
+  double y_lo = x_lo, y_hi = -x_lo;
+  for (const auto& s : chart.series) {
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      x_lo = std::min(x_lo, s.points[i].x);
+      x_hi = std::max(x_hi, s.points[i].x);
+      y_lo = std::min(y_lo, s.points[i].y);
+      y_hi = std::max(y_hi, s.points[i].y);
+      if (i < s.band.size()) {
+        y_lo = std::min(y_lo, s.band[i].first);
+        y_hi = std::max(y_hi, s.band[i].second);
+      }
+    }
+  }
+  const double plot_right = kWidth - kRight;
+  const double plot_bottom = kHeight - kBottom;
+  const Mapped x = resolve_axis(chart.x, x_lo, x_hi, kLeft, plot_right, 6);
+  const Mapped y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom, kTop, 5);
+  std::string out = svg_open(kWidth, kHeight, chart.title);
+  // Grid, ticks and axes.
+  out += "<g class=\"axes\">\n";
+  for (const auto& [value, text] : y.ticks) {
+    const double py = y(value);
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
+                       num(kLeft), num(py), num(plot_right), num(py));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                       num(kLeft - 6), num(py + 3.5), html_escape(text));
+  }
+  for (const auto& [value, text] : x.ticks) {
+    const double px = x(value);
+    out += fmt::format("<line class=\"tickmark\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
+                       num(px), num(plot_bottom), num(px), num(plot_bottom + 4));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       num(px), num(plot_bottom + 15), html_escape(text));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(kLeft),
+                     num(plot_bottom), num(plot_right), num(plot_bottom));
+  out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(kLeft),
+                     num(kTop), num(kLeft), num(plot_bottom));
+  out +=
+      fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                  num((kLeft + plot_right) / 2), num(kHeight - 8), html_escape(chart.x.label));
+  out += fmt::format(
+      "<text class=\"axis-label\" transform=\"translate({},{}) rotate(-90)\" "
+      "text-anchor=\"middle\">{}</text>\n",
+      num(14), num((kTop + plot_bottom) / 2), html_escape(chart.y.label));
+  out += "</g>\n";
+  // Bands under lines.
+  for (const auto& s : chart.series) {
+    if (s.band.size() != s.points.size() || s.points.empty()) continue;
+    if (s.points.size() >= 2) {
+      std::string polygon;
+      for (std::size_t i = 0; i < s.points.size(); ++i)
+        polygon += fmt::format("{},{} ", num(x(s.points[i].x)), num(y(s.band[i].second)));
+      for (std::size_t i = s.points.size(); i-- > 0;)
+        polygon += fmt::format("{},{} ", num(x(s.points[i].x)), num(y(s.band[i].first)));
+      polygon.pop_back();
+      out += fmt::format("<polygon class=\"band\" points=\"{}\" fill=\"{}\"/>\n", polygon, s.color);
+    }
+    for (std::size_t i = 0; i < s.points.size(); ++i) {  // error bars
+      if (s.band[i].second <= s.band[i].first) continue;
+      const double px = x(s.points[i].x);
+      const double top = y(s.band[i].second), bottom = y(s.band[i].first);
+      out += fmt::format(
+          "<path class=\"errorbar\" d=\"M{0},{1} L{0},{2} M{3},{1} L{4},{1} M{3},{2} L{4},{2}\" "
+          "stroke=\"{5}\"/>\n",
+          num(px), num(top), num(bottom), num(px - 3), num(px + 3), s.color);
+    }
+  }
+  // Lines and markers.
+  for (const auto& s : chart.series) {
+    if (s.points.empty()) continue;
+    std::string d;
+    for (std::size_t i = 0; i < s.points.size(); ++i)
+      d +=
+          fmt::format("{}{},{}", i == 0 ? "M" : " L", num(x(s.points[i].x)), num(y(s.points[i].y)));
+    out +=
+        fmt::format("<path class=\"mark line\" d=\"{}\" stroke=\"{}\"><title>{}</title></path>\n",
+                    d, s.color, html_escape(s.label));
+    if (s.markers || s.points.size() == 1) {
+      for (const auto& p : s.points)
+        out += fmt::format(
+            "<circle class=\"mark point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {} at "
+            "{}</title></circle>\n",
+            num(x(p.x)), num(y(p.y)), s.color, html_escape(s.label), short_number(p.y),
+            short_number(p.x));
+    }
+  }
+  // Direct labels in the right margin, spread apart, with leader lines to their anchors.
+  struct Label {
+    double anchor_x, anchor_y, y;
+    const LineSeries* series;
+  };
+  std::vector<Label> labels;
+  for (const auto& s : chart.series) {
+    if (s.points.empty()) continue;
+    const double ax = chart.label_x
+                          ? std::clamp(*chart.label_x, s.points.front().x, s.points.back().x)
+                          : s.points.back().x;
+    const double ay = chart.label_x ? value_at(s.points, ax) : s.points.back().y;
+    labels.push_back({x(ax), y(ay), y(ay), &s});
+  }
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const Label& a, const Label& b) { return a.y < b.y; });
+  std::vector<double> ys;
+  for (const auto& l : labels) ys.push_back(l.y);
+  spread(ys, kLabelSpacing, kTop + 4, plot_bottom);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const Label& l = labels[i];
+    const double text_x = plot_right + 10;
+    if (std::abs(ys[i] - l.anchor_y) > 1.5 || text_x - l.anchor_x > 12)
+      out += fmt::format("<path class=\"leader\" d=\"M{},{} L{},{}\" stroke=\"{}\"/>\n",
+                         num(l.anchor_x), num(l.anchor_y), num(text_x - 3), num(ys[i]),
+                         l.series->color);
+    out += fmt::format(
+        "<text class=\"direct-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}<title>{}</title></text>\n",
+        num(text_x), num(ys[i] + 4), l.series->color, html_escape(truncate_label(l.series->label)),
+        html_escape(l.series->label));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string render_bar_chart(const BarChart& chart) {
+  constexpr double kBar = 18, kGap = 10, kTopPad = 8, kAxis = 40, kValueRoom = 90;
+  const std::size_t n = chart.categories.size();
+  std::size_t longest = 4;
+  for (const auto& c : chart.categories)
+    longest = std::max(longest, std::min(c.size(), kMaxLabelChars));
+  const double left = std::min(190.0, 7.0 * static_cast<double>(longest) + 14);
+  const bool stacked = chart.segments.size() > 1;
+  const double key_height = stacked ? 18 : 0;
+  const double top = kTopPad + key_height;
+  const double height = top + static_cast<double>(n) * (kBar + kGap) + kAxis;
+  const double plot_right = kWidth - kValueRoom;
+  std::vector<double> totals(n, 0.0);
+  for (const auto& seg : chart.segments)
+    for (std::size_t i = 0; i < n && i < seg.values.size(); ++i)
+      totals[i] += std::max(0.0, seg.values[i]);
+  double hi = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    hi = std::max(hi, totals[i] + (i < chart.errors.size() ? chart.errors[i] : 0.0));
+  AxisSpec spec;
+  spec.label = chart.axis_label;
+  const Mapped x = resolve_axis(spec, 0, hi, left, plot_right, 5);
+  const double axis_y = top + static_cast<double>(n) * (kBar + kGap);
+  const std::function<std::string(double)> value_text =
+      chart.value_text ? chart.value_text : [](double v) { return short_number(v); };
+  std::string out = svg_open(kWidth, height, chart.title);
+  out += "<g class=\"axes\">\n";
+  for (const auto& [value, text] : x.ticks) {
+    const double px = x(value);
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(px),
+                       num(top - 4), num(px), num(axis_y));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       num(px), num(axis_y + 14), html_escape(text));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(left),
+                     num(axis_y), num(plot_right), num(axis_y));
+  out +=
+      fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                  num((left + plot_right) / 2), num(height - 6), html_escape(chart.axis_label));
+  out += "</g>\n";
+  if (stacked) {  // segment key, in reading order, right above the bars
+    double kx = left;
+    for (const auto& seg : chart.segments) {
+      out += fmt::format(
+          "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"#555555\" "
+          "fill-opacity=\"{}\"/>\n",
+          num(kx), num(kTopPad), num(seg.opacity));
+      out += fmt::format("<text class=\"key-label\" x=\"{}\" y=\"{}\">{}</text>\n", num(kx + 14),
+                         num(kTopPad + 9), html_escape(seg.label));
+      kx += 14 + 6.5 * static_cast<double>(seg.label.size()) + 16;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double by = top + static_cast<double>(i) * (kBar + kGap);
+    const std::string& color = chart.colors.at(i);
+    out += fmt::format(
+        "<text class=\"category\" x=\"{}\" y=\"{}\" "
+        "text-anchor=\"end\">{}<title>{}</title></text>\n",
+        num(left - 8), num(by + kBar / 2 + 4), html_escape(truncate_label(chart.categories[i])),
+        html_escape(chart.categories[i]));
+    double start = 0;
+    for (const auto& seg : chart.segments) {
+      const double v = i < seg.values.size() ? std::max(0.0, seg.values[i]) : 0.0;
+      const double x0 = x(start), x1 = x(start + v);
+      const std::string what =
+          seg.label.empty() ? chart.categories[i] : chart.categories[i] + ", " + seg.label;
+      out += fmt::format(
+          "<rect class=\"mark bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "fill-opacity=\"{}\">"
+          "<title>{}: {}</title></rect>\n",
+          num(x0), num(by), num(std::max(0.0, x1 - x0)), num(kBar), color, num(seg.opacity),
+          html_escape(what), value_text(v));
+      if (stacked && x1 - x0 > 6.5 * static_cast<double>(seg.label.size()) + 8)
+        out += fmt::format("<text class=\"in-bar\" x=\"{}\" y=\"{}\">{}</text>\n", num(x0 + 4),
+                           num(by + kBar / 2 + 4), html_escape(seg.label));
+      start += v;
+    }
+    double end = x(totals[i]);
+    if (i < chart.errors.size() && chart.errors[i] > 0) {
+      const double lo = x(std::max(0.0, totals[i] - chart.errors[i])),
+                   hi_px = x(totals[i] + chart.errors[i]);
+      const double cy = by + kBar / 2;
+      out += fmt::format(
+          "<path class=\"errorbar\" d=\"M{0},{1} L{2},{1} M{0},{3} L{0},{4} M{2},{3} L{2},{4}\" "
+          "stroke=\"#222222\"/>\n",
+          num(lo), num(cy), num(hi_px), num(cy - 4), num(cy + 4));
+      end = hi_px;
+    }
+    std::string label = value_text(totals[i]);
+    if (i < chart.errors.size() && chart.errors[i] > 0)
+      label += " \u00b1 " + value_text(chart.errors[i]);
+    out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\">{}</text>\n", num(end + 5),
+                       num(by + kBar / 2 + 4), html_escape(label));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace schedlab::report

@@ -1,0 +1,823 @@
+#include "schedlab/sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "schedlab/cluster.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/placement_strategy.hpp"
+#include "schedlab/policy.hpp"
+#include "schedlab/simulation.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+[[noreturn]] void spec_error(const std::string& source, const std::string& field,
+                             const std::string& problem) {
+  throw ConfigError(fmt::format("{}: {}: {}", source, field, problem));
+}
+
+std::string json_text(const Json& value) {
+  return value.dump();
+}
+
+// A parameter value as the policy sees it ("60", "0.5", "true", "name").
+std::string param_text(const Json& value, const std::string& source, const std::string& field) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
+  if (value.is_number_float()) return format_number(value.get<double>());
+  spec_error(source, field,
+             fmt::format("expected a string, number or boolean, got {}", json_text(value)));
+}
+
+void check_keys(const Json& object, const std::set<std::string>& allowed, const std::string& source,
+                const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (!allowed.contains(key)) {
+      std::string known;
+      for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
+      spec_error(source, where.empty() ? key : where + "." + key,
+                 fmt::format("unknown key (known: {})", known));
+    }
+  }
+}
+
+const Json& require_array(const Json& spec, const std::string& key, const std::string& source) {
+  const auto it = spec.find(key);
+  if (it == spec.end()) spec_error(source, key, "missing (a non-empty list)");
+  if (!it->is_array() || it->empty())
+    spec_error(source, key, fmt::format("expected a non-empty list, got {}", json_text(*it)));
+  return *it;
+}
+
+std::string params_label(const std::map<std::string, std::string>& params) {
+  std::string out;
+  for (const auto& [key, value] : params) out += (out.empty() ? "" : ",") + key + "=" + value;
+  return out;
+}
+
+void parse_policies(const Json& list, const std::string& source, SweepSpec& spec) {
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& entry = list[i];
+    const std::string field = fmt::format("policies[{}]", i);
+    std::string name;
+    std::string label;
+    // Parameter grid: key -> candidate values; the cross product makes the variants.
+    std::map<std::string, std::vector<std::string>> grid;
+    if (entry.is_string()) {
+      name = entry.get<std::string>();
+    } else if (entry.is_object()) {
+      check_keys(entry, {"name", "params", "label"}, source, field);
+      const auto it = entry.find("name");
+      if (it == entry.end() || !it->is_string())
+        spec_error(source, field + ".name", "missing (the policy name, a string)");
+      name = it->get<std::string>();
+      if (const auto l = entry.find("label"); l != entry.end()) {
+        if (!l->is_string() || l->get<std::string>().empty())
+          spec_error(source, field + ".label",
+                     fmt::format("expected a non-empty string, got {}", json_text(*l)));
+        label = l->get<std::string>();
+      }
+      if (const auto p = entry.find("params"); p != entry.end()) {
+        if (!p->is_object())
+          spec_error(source, field + ".params",
+                     fmt::format("expected an object, got {}", json_text(*p)));
+        for (const auto& [key, value] : p->items()) {
+          const std::string pfield = field + ".params." + key;
+          auto& values = grid[key];
+          if (value.is_array()) {
+            if (value.empty()) spec_error(source, pfield, "expected a non-empty list of values");
+            for (std::size_t k = 0; k < value.size(); ++k)
+              values.push_back(param_text(value[k], source, fmt::format("{}[{}]", pfield, k)));
+          } else {
+            values.push_back(param_text(value, source, pfield));
+          }
+        }
+      }
+    } else {
+      spec_error(source, field,
+                 fmt::format("expected a policy name or an object, got {}", json_text(entry)));
+    }
+    if (name.empty()) spec_error(source, field, "empty policy name");
+    // Cross product over the keys in sorted order; the last key varies fastest.
+    std::vector<std::map<std::string, std::string>> assignments = {{}};
+    for (const auto& [key, values] : grid) {
+      std::vector<std::map<std::string, std::string>> next;
+      for (const auto& partial : assignments) {
+        for (const auto& value : values) {
+          auto extended = partial;
+          extended[key] = value;
+          next.push_back(std::move(extended));
+        }
+      }
+      assignments = std::move(next);
+    }
+    for (const auto& params : assignments) {
+      try {
+        make_policy(name, params);
+      } catch (const InputError& e) {
+        spec_error(source, field, e.what());
+      }
+      SweepVariant variant;
+      variant.policy = name;
+      variant.params = params;
+      const std::string suffix =
+          params.empty() ? std::string() : fmt::format("({})", params_label(params));
+      variant.label =
+          label.empty() ? name + suffix : (assignments.size() > 1 ? label + suffix : label);
+      if (!labels.insert(variant.label).second)
+        spec_error(source, field, fmt::format("variant '{}' appears twice", variant.label));
+      spec.variants.push_back(std::move(variant));
+    }
+  }
+}
+
+void parse_options(const Json& options, const std::string& source, SweepSpec& spec) {
+  if (!options.is_object())
+    spec_error(source, "options", fmt::format("expected an object, got {}", json_text(options)));
+  check_keys(options,
+             {"placement", "estimate", "walltime_kill", "checkpoint_interval_s",
+              "restart_overhead_s", "interval_s"},
+             source, "options");
+  RunOptions& run = spec.options;
+  auto string_option = [&](const char* key, std::string& target) {
+    if (const auto it = options.find(key); it != options.end()) {
+      if (!it->is_string())
+        spec_error(source, fmt::format("options.{}", key),
+                   fmt::format("expected a string, got {}", json_text(*it)));
+      target = it->get<std::string>();
+    }
+  };
+  auto seconds_option = [&](const char* key, TimeMs& target, bool allow_zero) {
+    const auto it = options.find(key);
+    if (it == options.end()) return;
+    const std::string field = fmt::format("options.{}", key);
+    if (!it->is_number())
+      spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
+    const auto ms = seconds_to_ms(it->get<double>());
+    if (!ms || *ms < 0 || (!allow_zero && *ms == 0))
+      spec_error(
+          source, field,
+          fmt::format("expected seconds {}, got {}", allow_zero ? ">= 0" : "> 0", json_text(*it)));
+    target = *ms;
+  };
+  string_option("placement", run.placement);
+  try {
+    make_placement(run.placement);
+  } catch (const InputError& e) {
+    spec_error(source, "options.placement", e.what());
+  }
+  std::string estimate = estimate_name(run);
+  string_option("estimate", estimate);
+  try {
+    parse_estimate(estimate, run);
+  } catch (const InputError& e) {
+    spec_error(source, "options.estimate", e.what());
+  }
+  if (const auto it = options.find("walltime_kill"); it != options.end()) {
+    if (!it->is_boolean())
+      spec_error(source, "options.walltime_kill",
+                 fmt::format("expected true or false, got {}", json_text(*it)));
+    run.walltime_kill = it->get<bool>();
+  }
+  seconds_option("checkpoint_interval_s", run.checkpoint_interval_ms, true);
+  seconds_option("restart_overhead_s", run.restart_overhead_ms, true);
+  seconds_option("interval_s", run.timeseries_interval_ms, false);
+}
+
+std::uint64_t parse_seed(const Json& value, const std::string& source, const std::string& field) {
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
+    return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  spec_error(source, field,
+             fmt::format("expected an integer >= 0 or a range \"A-B\", got {}", json_text(value)));
+}
+
+void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
+  std::set<std::uint64_t> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string field = fmt::format("seeds[{}]", i);
+    std::vector<std::uint64_t> seeds;
+    if (list[i].is_string()) {
+      // "A-B": every seed from A to B inclusive.
+      const std::string text = list[i].get<std::string>();
+      const auto dash = text.find('-');
+      const auto first = parse_int(text.substr(0, dash));
+      const auto last = dash == std::string::npos ? std::nullopt : parse_int(text.substr(dash + 1));
+      if (!first || !last || *first < 0 || *last < *first || *last - *first >= 100000)
+        spec_error(source, field,
+                   fmt::format("expected a range \"A-B\" with 0 <= A <= B, got \"{}\"", text));
+      for (auto s = *first; s <= *last; ++s) seeds.push_back(static_cast<std::uint64_t>(s));
+    } else {
+      seeds.push_back(parse_seed(list[i], source, field));
+    }
+    for (const auto seed : seeds) {
+      if (!seen.insert(seed).second)
+        spec_error(source, field, fmt::format("seed {} appears twice", seed));
+      spec.seeds.push_back(seed);
+    }
+  }
+}
+
+// FNV-1a over what a trace makes a simulation do, so that a resumed sweep notices a changed
+// trace file.
+std::string trace_fingerprint(const Trace& trace) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  auto mix = [&hash](std::uint64_t value) {
+    for (int i = 0; i < 8; ++i) {
+      hash ^= (value >> (8 * i)) & 0xff;
+      hash *= 0x100000001b3ULL;
+    }
+  };
+  for (const auto& job : trace.jobs) {
+    for (const char c : job.id) mix(static_cast<unsigned char>(c));
+    mix(static_cast<std::uint64_t>(job.submit_ms));
+    mix(static_cast<std::uint64_t>(job.gpus));
+    mix(static_cast<std::uint64_t>(job.duration_ms));
+    mix(static_cast<std::uint64_t>(job.walltime_ms));
+    mix(static_cast<std::uint64_t>(job.priority));
+    mix(job.preemptible ? 1 : 0);
+    for (const char c : trace.strings.str(job.gpu_type)) mix(static_cast<unsigned char>(c));
+  }
+  mix(trace.jobs.size());
+  return fmt::format("{:016x}", hash);
+}
+
+Json options_json(const RunOptions& o) {
+  Json out;
+  out["placement"] = o.placement;
+  out["estimate"] = estimate_name(o);
+  out["walltime_kill"] = o.walltime_kill;
+  out["checkpoint_interval_s"] = static_cast<double>(o.checkpoint_interval_ms) / 1000.0;
+  out["restart_overhead_s"] = static_cast<double>(o.restart_overhead_ms) / 1000.0;
+  out["interval_s"] = static_cast<double>(o.timeseries_interval_ms) / 1000.0;
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Appends ",text" (a CSV field after the first).
+void append_field(std::string& out, const std::string& text) {
+  out += ',';
+  out += text;
+}
+
+std::string json_scalar_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return format_number(value.get<double>());
+  if (value.is_object()) {  // params
+    std::string out;
+    for (const auto& [k, v] : value.items())
+      out += (out.empty() ? "" : ";") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+  }
+  return value.dump();
+}
+
+// Leading columns of results.csv / aggregate.csv, from the cell definition.
+const std::vector<std::string> kCellColumns = {"policy", "variant", "params",
+                                               "trace",  "cluster", "load_scale"};
+
+std::string results_csv(const std::vector<Json>& rows) {
+  std::vector<std::string> metrics;
+  std::set<std::string> known;
+  for (const auto& row : rows) {
+    if (!row.contains("summary")) continue;
+    for (const auto& field : flatten_numeric(row["summary"]))
+      if (known.insert(field.key).second) metrics.push_back(field.key);
+  }
+  std::string out = "cell";
+  for (const auto& c : kCellColumns) append_field(out, c);
+  out += ",seed,status,error";
+  for (const auto& m : metrics) append_field(out, csv_field(m));
+  out += '\n';
+  for (const auto& row : rows) {
+    out += format_number(row.at("cell").get<double>());
+    for (const auto& c : kCellColumns) append_field(out, csv_field(json_scalar_text(row.at(c))));
+    append_field(out, json_scalar_text(row.at("seed")));
+    append_field(out, row.at("status").get<std::string>());
+    append_field(
+        out, row.contains("error") ? csv_field(row.at("error").get<std::string>()) : std::string());
+    for (const auto& m : metrics) {
+      std::optional<double> value;
+      if (row.contains("summary")) value = numeric_at(row.at("summary"), m);
+      append_field(out, value ? format_number(*value) : std::string());
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string aggregate_csv(const std::vector<SweepGroup>& groups) {
+  std::vector<std::string> metrics;
+  std::set<std::string> known;
+  for (const auto& g : groups)
+    for (const auto& m : g.metrics)
+      if (known.insert(m).second) metrics.push_back(m);
+  std::string out = "group";
+  for (const auto& c : kCellColumns) append_field(out, c);
+  out += ",n";
+  for (const auto& m : metrics) {
+    append_field(out, csv_field(fmt::format("{}.mean", m)));
+    append_field(out, csv_field(fmt::format("{}.ci95", m)));
+  }
+  out += '\n';
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    out += std::to_string(g);
+    for (const auto& c : kCellColumns)
+      append_field(out, csv_field(json_scalar_text(groups[g].definition.at(c))));
+    append_field(out, std::to_string(groups[g].seeds.size()));
+    for (const auto& m : metrics) {
+      const auto it = groups[g].stats.find(m);
+      const bool has = it != groups[g].stats.end();
+      append_field(out, has ? format_number(round_to(it->second.mean, 6)) : std::string());
+      append_field(out, has && it->second.n >= 2 ? format_number(round_to(it->second.ci95, 6))
+                                                 : std::string());
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string aggregate_jsonl(const std::vector<SweepGroup>& groups) {
+  std::string out;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    Json row;
+    row["group"] = g;
+    for (const auto& [k, v] : groups[g].definition.items()) row[k] = v;
+    row["n"] = groups[g].seeds.size();
+    row["seeds"] = groups[g].seeds;
+    Json metrics = Json::object();
+    for (const auto& m : groups[g].metrics) {
+      const MeanCi& s = groups[g].stats.at(m);
+      Json entry;
+      entry["mean"] = round_to(s.mean, 6);
+      entry["ci95"] = s.n >= 2 ? Json(round_to(s.ci95, 6)) : Json(nullptr);
+      entry["sd"] = s.n >= 2 ? Json(round_to(s.sd, 6)) : Json(nullptr);
+      entry["min"] = round_to(s.min, 6);
+      entry["max"] = round_to(s.max, 6);
+      metrics[m] = std::move(entry);
+    }
+    row["metrics"] = std::move(metrics);
+    out += row.dump() + "\n";
+  }
+  return out;
+}
+
+std::string cell_label(const Json& definition) {
+  return fmt::format("{} | {} | {} | load {} | seed {}", definition["variant"].get<std::string>(),
+                     fs::path(definition["trace"].get<std::string>()).filename().string(),
+                     definition["cluster"].get<std::string>(),
+                     format_number(definition["load_scale"].get<double>()),
+                     definition["seed"].get<std::uint64_t>());
+}
+
+// What cell.json holds: the definition plus everything else that changes the cell's outputs.
+Json cell_marker(const SweepSpec& spec, const Json& definition, const std::string& fingerprint) {
+  Json marker = definition;
+  marker["trace_fingerprint"] = fingerprint;
+  marker["options"] = options_json(spec.options);
+  marker["reproducible"] = spec.reproducible;
+  return marker;
+}
+
+std::optional<Json> read_json_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  try {
+    return Json::parse(read_file_bytes(path.string()));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Removes temporaries ".NAME.tmp.PID" that an interrupted write left in a cell directory.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(".") && name.find(".tmp.") != std::string::npos)
+      stale.push_back(entry.path());
+  }
+  for (const auto& path : stale) fs::remove(path, ec);
+}
+
+// Failure text recorded in the results row of a failed cell.
+std::string failure_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const StuckError& e) {
+    return fmt::format("stuck: {}", e.what());
+  } catch (const InputError& e) {
+    return fmt::format("input error: {}", e.what());
+  } catch (const std::exception& e) {
+    return fmt::format("internal error: {}", e.what());
+  } catch (...) {
+    return "internal error: unknown exception";
+  }
+}
+
+}  // namespace
+
+SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
+                           const std::string& base_dir) {
+  if (!json.is_object()) spec_error(source, "(top level)", "expected a JSON object");
+  check_keys(json,
+             {"description", "policies", "traces", "clusters", "load_scales", "seeds", "options",
+              "reproducible"},
+             source, "");
+  SweepSpec spec;
+  spec.source = source;
+  if (const auto it = json.find("description"); it != json.end() && !it->is_string())
+    spec_error(source, "description", "expected a string");
+  parse_policies(require_array(json, "policies", source), source, spec);
+  const Json& traces = require_array(json, "traces", source);
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const std::string field = fmt::format("traces[{}]", i);
+    SweepTrace trace;
+    if (traces[i].is_string()) {
+      trace.path = traces[i].get<std::string>();
+    } else if (traces[i].is_object()) {
+      check_keys(traces[i], {"path", "format"}, source, field);
+      const auto path = traces[i].find("path");
+      if (path == traces[i].end() || !path->is_string())
+        spec_error(source, field + ".path", "missing (the trace file, a string)");
+      trace.path = path->get<std::string>();
+      if (const auto format = traces[i].find("format"); format != traces[i].end()) {
+        if (!format->is_string()) spec_error(source, field + ".format", "expected a string");
+        trace.format = format->get<std::string>();
+      }
+    } else {
+      spec_error(source, field,
+                 fmt::format("expected a path or an object, got {}", json_text(traces[i])));
+    }
+    if (trace.path.empty()) spec_error(source, field, "empty path");
+    if (!base_dir.empty() && fs::path(trace.path).is_relative())
+      trace.path = (fs::path(base_dir) / trace.path).lexically_normal().string();
+    for (const auto& other : spec.traces)
+      if (other.path == trace.path && other.format == trace.format)
+        spec_error(source, field, fmt::format("trace '{}' appears twice", trace.path));
+    spec.traces.push_back(std::move(trace));
+  }
+  const Json& clusters = require_array(json, "clusters", source);
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const std::string field = fmt::format("clusters[{}]", i);
+    if (!clusters[i].is_string())
+      spec_error(source, field,
+                 fmt::format("expected a cluster spec string, got {}", json_text(clusters[i])));
+    const std::string text = clusters[i].get<std::string>();
+    try {
+      parse_cluster_spec(text);
+    } catch (const InputError& e) {
+      spec_error(source, field, e.what());
+    }
+    if (std::find(spec.clusters.begin(), spec.clusters.end(), text) != spec.clusters.end())
+      spec_error(source, field, fmt::format("cluster '{}' appears twice", text));
+    spec.clusters.push_back(text);
+  }
+  if (json.contains("load_scales")) {
+    const Json& loads = require_array(json, "load_scales", source);
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+      const std::string field = fmt::format("load_scales[{}]", i);
+      if (!loads[i].is_number() || !std::isfinite(loads[i].get<double>()) ||
+          loads[i].get<double>() <= 0 || loads[i].get<double>() > 1000)
+        spec_error(source, field,
+                   fmt::format("expected a number in (0, 1000], got {}", json_text(loads[i])));
+      const double load = loads[i].get<double>();
+      if (std::find(spec.load_scales.begin(), spec.load_scales.end(), load) !=
+          spec.load_scales.end())
+        spec_error(source, field, fmt::format("load scale {} appears twice", format_number(load)));
+      spec.load_scales.push_back(load);
+    }
+  } else {
+    spec.load_scales = {1.0};
+  }
+  if (json.contains("seeds")) {
+    parse_seeds(require_array(json, "seeds", source), source, spec);
+  } else {
+    spec.seeds = {1};
+  }
+  if (const auto it = json.find("options"); it != json.end()) parse_options(*it, source, spec);
+  if (const auto it = json.find("reproducible"); it != json.end()) {
+    if (!it->is_boolean())
+      spec_error(source, "reproducible",
+                 fmt::format("expected true or false, got {}", json_text(*it)));
+    spec.reproducible = it->get<bool>();
+  }
+  return spec;
+}
+
+Json sweep_spec_json(const SweepSpec& spec) {
+  Json out;
+  Json policies = Json::array();
+  for (const auto& v : spec.variants) {
+    Json entry;
+    entry["name"] = v.policy;
+    entry["params"] = Json::object();
+    for (const auto& [key, value] : v.params) entry["params"][key] = value;
+    entry["label"] = v.label;
+    policies.push_back(std::move(entry));
+  }
+  out["policies"] = std::move(policies);
+  Json traces = Json::array();
+  for (const auto& t : spec.traces) traces.push_back(Json{{"path", t.path}, {"format", t.format}});
+  out["traces"] = std::move(traces);
+  out["clusters"] = spec.clusters;
+  out["load_scales"] = spec.load_scales;
+  out["seeds"] = spec.seeds;
+  out["options"] = options_json(spec.options);
+  out["reproducible"] = spec.reproducible;
+  return out;
+}
+
+std::vector<SweepCell> expand_cells(const SweepSpec& spec) {
+  std::vector<SweepCell> cells;
+  for (std::size_t v = 0; v < spec.variants.size(); ++v)
+    for (std::size_t t = 0; t < spec.traces.size(); ++t)
+      for (std::size_t c = 0; c < spec.clusters.size(); ++c)
+        for (std::size_t l = 0; l < spec.load_scales.size(); ++l)
+          for (std::size_t s = 0; s < spec.seeds.size(); ++s)
+            cells.push_back(SweepCell{cells.size(), v, t, c, l, s});
+  return cells;
+}
+
+Json cell_definition(const SweepSpec& spec, const SweepCell& cell) {
+  const SweepVariant& variant = spec.variants[cell.variant];
+  Json out;
+  out["cell"] = cell.index;
+  out["policy"] = variant.policy;
+  out["variant"] = variant.label;
+  out["params"] = Json::object();
+  for (const auto& [key, value] : variant.params) out["params"][key] = value;
+  out["trace"] = spec.traces[cell.trace].path;
+  out["cluster"] = spec.clusters[cell.cluster];
+  out["load_scale"] = spec.load_scales[cell.load];
+  out["seed"] = spec.seeds[cell.seed];
+  return out;
+}
+
+std::string cell_dir_name(const SweepSpec& spec, const SweepCell& cell) {
+  const std::size_t count = spec.variants.size() * spec.traces.size() * spec.clusters.size() *
+                            spec.load_scales.size() * spec.seeds.size();
+  const std::size_t width =
+      std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
+  return fmt::format("cells/{:0{}}", cell.index, width);
+}
+
+std::string cell_key(const Json& d) {
+  return fmt::format("variant={} policy={} params={} trace={} cluster={} load_scale={} seed={}",
+                     d.at("variant").get<std::string>(), d.at("policy").get<std::string>(),
+                     json_scalar_text(d.at("params")), d.at("trace").get<std::string>(),
+                     d.at("cluster").get<std::string>(),
+                     format_number(d.at("load_scale").get<double>()),
+                     json_scalar_text(d.at("seed")));
+}
+
+Trace scale_arrivals(const Trace& trace, double load_scale) {
+  SCHEDLAB_ASSERT(load_scale > 0 && std::isfinite(load_scale), "load scale is positive");
+  Trace out = trace;
+  if (out.jobs.empty() || load_scale == 1.0) return out;
+  TimeMs first = out.jobs.front().submit_ms;
+  for (const auto& job : out.jobs) first = std::min(first, job.submit_ms);
+  for (auto& job : out.jobs)
+    job.submit_ms = first + std::llround(static_cast<double>(job.submit_ms - first) / load_scale);
+  return out;
+}
+
+SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
+  SCHEDLAB_ASSERT(options.jobs >= 1, "at least one worker");
+  // Validate every input before anything is written.
+  for (const auto& variant : spec.variants) make_policy(variant.policy, variant.params);
+  make_placement(spec.options.placement);
+  std::vector<ClusterSpec> clusters;
+  for (const auto& text : spec.clusters) clusters.push_back(parse_cluster_spec(text));
+  std::vector<Trace> traces;
+  std::vector<std::string> fingerprints;
+  for (const auto& t : spec.traces) {
+    traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
+    fingerprints.push_back(trace_fingerprint(traces.back()));
+  }
+
+  const std::vector<SweepCell> cells = expand_cells(spec);
+  std::vector<Json> definitions;
+  std::vector<Json> markers;
+  for (const auto& cell : cells) {
+    definitions.push_back(cell_definition(spec, cell));
+    markers.push_back(cell_marker(spec, definitions.back(), fingerprints[cell.trace]));
+  }
+
+  // Resume: a cell is done when its cell.json (written last) matches and its summary reads.
+  std::vector<std::optional<Json>> summaries(cells.size());
+  std::vector<std::string> errors(cells.size());
+  std::vector<std::exception_ptr> failures(cells.size());
+  std::vector<std::size_t> pending;
+  SweepOutcome outcome;
+  outcome.cells = cells.size();
+  for (const auto& cell : cells) {
+    const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
+    remove_stale_temporaries(dir);
+    if (!options.rerun) {
+      const auto marker = read_json_file(dir / "cell.json");
+      if (marker && *marker == markers[cell.index]) {
+        auto summary = read_json_file(dir / "summary.json");
+        if (summary && summary->is_object()) {
+          summaries[cell.index] = std::move(*summary);
+          ++outcome.resumed;
+          continue;
+        }
+      }
+    }
+    pending.push_back(cell.index);
+  }
+
+  std::mutex mutex;  // guards progress and the per-cell result slots' publication order
+  SweepProgress progress;
+  progress.total = cells.size();
+  progress.done = outcome.resumed;
+  progress.resumed = outcome.resumed;
+  if (options.progress) options.progress(progress);
+
+  std::atomic<std::size_t> next{0};
+  auto worker = [&]() {
+    while (true) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= pending.size()) return;
+      const SweepCell& cell = cells[pending[slot]];
+      const auto started = std::chrono::steady_clock::now();
+      bool ok = true;
+      try {
+        SimulationRequest request;
+        request.policy = spec.variants[cell.variant].policy;
+        request.params = spec.variants[cell.variant].params;
+        request.options = spec.options;
+        request.options.seed = spec.seeds[cell.seed];
+        request.reproducible = spec.reproducible;
+        const double load = spec.load_scales[cell.load];
+        SimulationResult result;
+        if (load == 1.0) {
+          result = simulate(traces[cell.trace], clusters[cell.cluster], request);
+        } else {
+          const Trace scaled = scale_arrivals(traces[cell.trace], load);
+          result = simulate(scaled, clusters[cell.cluster], request);
+        }
+        const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
+        const std::string summary_text = result.summary.dump(2) + "\n";
+        const std::string marker_text = markers[cell.index].dump(2) + "\n";
+        // cell.json last: it marks the cell done only once the other files are in place.
+        write_files_atomically(dir.string(), {{"summary.json", summary_text},
+                                              {"jobs.csv", result.jobs_csv},
+                                              {"timeseries.csv", result.timeseries_csv},
+                                              {"cell.json", marker_text}});
+        summaries[cell.index] = std::move(result.summary);
+      } catch (...) {
+        ok = false;
+        failures[cell.index] = std::current_exception();
+        errors[cell.index] = failure_text(failures[cell.index]);
+      }
+      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+      std::lock_guard lock(mutex);
+      ++progress.done;
+      if (!ok) ++progress.failed;
+      progress.cell = cell.index;
+      progress.label = cell_label(definitions[cell.index]);
+      progress.wall_s = wall.count();
+      progress.ok = ok;
+      if (options.progress) options.progress(progress);
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(options.jobs, pending.size());
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
+    for (auto& thread : pool) thread.join();
+  }
+  outcome.ran = pending.size();
+
+  // Rows in cell order, whatever the completion order was.
+  std::vector<Json> rows;
+  std::string results_jsonl;
+  for (const auto& cell : cells) {
+    Json row = definitions[cell.index];
+    if (summaries[cell.index]) {
+      row["status"] = "ok";
+      row["dir"] = cell_dir_name(spec, cell);
+      row["summary"] = *summaries[cell.index];
+    } else {
+      row["status"] = "failed";
+      row["error"] = errors[cell.index];
+      ++outcome.failed;
+      if (!outcome.first_failure) {
+        outcome.first_failure = failures[cell.index];
+        outcome.first_failed_cell = cell.index;
+      }
+    }
+    results_jsonl += row.dump() + "\n";
+    rows.push_back(std::move(row));
+  }
+  const std::vector<SweepGroup> groups = aggregate_sweep(rows);
+  const std::string results_table = results_csv(rows);
+  const std::string aggregate_table = aggregate_csv(groups);
+  const std::string aggregate_rows = aggregate_jsonl(groups);
+  const std::string spec_text = sweep_spec_json(spec).dump(2) + "\n";
+  write_files_atomically(options.out_dir, {{"sweep.json", spec_text},
+                                           {"results.csv", results_table},
+                                           {"results.jsonl", results_jsonl},
+                                           {"aggregate.csv", aggregate_table},
+                                           {"aggregate.jsonl", aggregate_rows}});
+  return outcome;
+}
+
+std::vector<Json> read_sweep_results(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  std::vector<Json> rows;
+  std::size_t line = 0;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    ++line;
+    const std::string_view content = trim(std::string_view(text).substr(begin, end - begin));
+    begin = end + 1;
+    if (content.empty()) continue;
+    Json row;
+    try {
+      row = Json::parse(content);
+    } catch (const std::exception&) {
+      throw ConfigError(
+          fmt::format("{}:{}: not a JSON object (expected one results row per line)", path, line));
+    }
+    for (const char* key : {"policy", "variant", "trace", "cluster"})
+      if (!row.is_object() || !row.contains(key) || !row[key].is_string())
+        throw ConfigError(
+            fmt::format("{}:{}: results row without a string \"{}\"", path, line, key));
+    if (!row.contains("load_scale") || !row["load_scale"].is_number() || !row.contains("seed") ||
+        !row["seed"].is_number() || !row.contains("status") || !row["status"].is_string() ||
+        !row.contains("params") || !row["params"].is_object())
+      throw ConfigError(
+          fmt::format("{}:{}: results row without load_scale, seed, params or status", path, line));
+    if (row["status"] == "ok" && (!row.contains("summary") || !row["summary"].is_object()))
+      throw ConfigError(fmt::format("{}:{}: ok results row without a summary object", path, line));
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) throw ConfigError(fmt::format("{}: no results rows", path));
+  return rows;
+}
+
+std::vector<SweepGroup> aggregate_sweep(const std::vector<Json>& rows) {
+  std::vector<SweepGroup> groups;
+  std::map<std::string, std::size_t> index;
+  std::vector<std::map<std::string, std::vector<double>>> samples;
+  for (const auto& row : rows) {
+    Json definition;
+    for (const char* key : {"policy", "variant", "params", "trace", "cluster", "load_scale"})
+      definition[key] = row.at(key);
+    const std::string key = definition.dump();
+    auto [it, inserted] = index.emplace(key, groups.size());
+    if (inserted) {
+      groups.push_back(SweepGroup{definition, {}, {}, {}});
+      samples.emplace_back();
+    }
+    if (row.at("status") != "ok") continue;
+    SweepGroup& group = groups[it->second];
+    group.seeds.push_back(row.at("seed").get<std::uint64_t>());
+    for (const auto& field : flatten_numeric(row.at("summary"))) {
+      auto& sample = samples[it->second][field.key];
+      if (sample.empty()) group.metrics.push_back(field.key);
+      sample.push_back(field.value);
+    }
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const auto& [key, sample] : samples[g]) groups[g].stats[key] = mean_ci95(sample);
+  return groups;
+}
+
+}  // namespace schedlab
