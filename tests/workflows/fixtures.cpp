@@ -1,0 +1,61 @@
+#include "workflows/fixtures.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace schedlab::testing {
+
+std::string small_trace_csv() {
+  std::string csv = "id,submit_time,gpus,duration\n";
+  const int gpus[] = {1, 2, 4, 8, 1, 1, 2, 4};
+  for (int i = 0; i < 40; ++i)
+    csv += fmt::format("j{},{},{},{}\n", i, i * 60, gpus[i % 8], ((i * 37) % 11 + 1) * 600);
+  return csv;
+}
+
+std::string write_small_trace(const std::string& dir) {
+  const std::string path = dir + "/small.csv";
+  std::ofstream(path, std::ios::binary) << small_trace_csv();
+  return path;
+}
+
+nlohmann::ordered_json small_sweep_spec(const std::string& trace_path) {
+  return nlohmann::ordered_json{
+      {"policies",
+       {{{"name", "fifo"}, {"label", "fifo-a"}}, {{"name", "fifo"}, {"label", "fifo-b"}}}},
+      {"traces", {trace_path}},
+      {"clusters", {kSmallCluster}},
+      {"load_scales", {1, 2}},
+      {"seeds", {1, 2}},
+      {"reproducible", true}};
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string schedlab_binary() {
+  return SCHEDLAB_BINARY;
+}
+std::string source_dir() {
+  return SCHEDLAB_SOURCE_DIR;
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size()))
+    ++count;
+  return count;
+}
+
+}  // namespace schedlab::testing

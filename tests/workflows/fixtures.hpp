@@ -1,0 +1,30 @@
+// Shared inputs of the workflow tests (sweep, report, check): a small trace that queues on a
+// small cluster, and paths of the built binary and the source tree.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace schedlab::testing {
+
+// 40 jobs of 1-8 GPUs arriving every minute; on "2x8:V100" they queue.
+std::string small_trace_csv();
+inline constexpr const char* kSmallCluster = "2x8:V100";
+
+// Writes small_trace_csv() to DIR/small.csv and returns the path.
+std::string write_small_trace(const std::string& dir);
+
+// A sweep spec over the small trace: fifo under two labels x loads {1, 2} x seeds {1, 2}
+// (8 cells), reproducible.
+nlohmann::ordered_json small_sweep_spec(const std::string& trace_path);
+
+// Quotes a path for /bin/sh.
+std::string shell_quote(const std::string& text);
+std::string schedlab_binary();
+std::string source_dir();
+
+// Number of occurrences of `needle` in `text`.
+std::size_t count_of(const std::string& text, const std::string& needle);
+
+}  // namespace schedlab::testing
