@@ -9,6 +9,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/trace_inventory.hpp"
 
 namespace schedlab {
 
@@ -172,6 +173,8 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
 }
 
 ClusterSpec parse_cluster_spec(const std::string& text) {
+  // Node inventories published with traces: alibaba-openb:FILE, alibaba-pai:FILE, philly-vc:FILE.
+  if (auto inventory = parse_inventory_cluster_spec(text)) return *inventory;
   const bool looks_like_file = text.ends_with(".json") || text.find('/') != std::string::npos;
   std::error_code ec;
   if (looks_like_file || std::filesystem::is_regular_file(text, ec)) {

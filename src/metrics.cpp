@@ -202,6 +202,10 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
                     {"checkpoint_interval_s", round_to(seconds(options.checkpoint_interval_ms), 3)},
                     {"restart_overhead_s", round_to(seconds(options.restart_overhead_ms), 3)},
                     {"seed", options.seed}};
+  // What the trace reader did: format and jobs skipped (and filtered out) by reason.
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : trace.skipped) skipped[reason] = count;
+  out["trace_info"] = {{"path", trace.path}, {"format", trace.format}, {"skipped", skipped}};
   return out;
 }
 
@@ -215,16 +219,17 @@ std::string MetricsCollector::jobs_csv() const {
                  "job_id,submission_time,requested_number_of_resources,requested_time,"
                  "starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
                  "allocated_resources,consumed_energy,final_state,bounded_slowdown,restarts,user,"
-                 "priority,preemptions,lost_gpu_seconds\n");
+                 "priority,preemptions,lost_gpu_seconds,status\n");
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
     const JobState& s = ctx_->state(j);
     const std::string& user = trace.strings.str(spec.user);
+    const std::string& status = trace.strings.str(spec.status);  // the trace's own status, if any
     if (s.status == JobStatus::kRejected) {
-      fmt::format_to(std::back_inserter(out), "{},{:.3f},{},{:.3f},,,,,,,,,{},,{},{},{},{},{:.3f}\n",
+      fmt::format_to(std::back_inserter(out), "{},{:.3f},{},{:.3f},,,,,,,,,{},,{},{},{},{},{:.3f},{}\n",
                      csv_escape(spec.id), seconds(spec.submit_ms), spec.gpus, seconds(s.walltime_ms),
                      batsim_final_state(s.status), s.restarts, csv_escape(user), spec.priority,
-                     s.preemptions, 0.0);
+                     s.preemptions, 0.0, csv_escape(status));
       continue;
     }
     const TimeMs execution_ms = s.finish_ms - s.first_start_ms;
@@ -233,13 +238,13 @@ std::string MetricsCollector::jobs_csv() const {
     const double bsld = std::max(1.0, static_cast<double>(turnaround_ms) /
                                           static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
     fmt::format_to(std::back_inserter(out),
-                   "{},{:.3f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f},{},{:.3f},{},{:.6f},{},{},{},{},{:.3f}\n",
+                   "{},{:.3f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f},{},{:.3f},{},{:.6f},{},{},{},{},{:.3f},{}\n",
                    csv_escape(spec.id), seconds(spec.submit_ms), spec.gpus, seconds(s.walltime_ms),
                    seconds(s.first_start_ms), seconds(execution_ms), seconds(s.finish_ms),
                    seconds(s.first_start_ms - spec.submit_ms), seconds(turnaround_ms), round_to(stretch, 6),
                    cluster.gpu_id_ranges(s.placement), round_to(s.energy_j, 3), batsim_final_state(s.status),
                    round_to(bsld, 6), s.restarts, csv_escape(user), spec.priority, s.preemptions,
-                   seconds(s.lost_gpu_ms));
+                   seconds(s.lost_gpu_ms), csv_escape(status));
   }
   return fmt::to_string(out);
 }

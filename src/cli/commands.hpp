@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "schedlab/job.hpp"
 #include "schedlab/run_options.hpp"
 
 namespace schedlab {
@@ -41,6 +42,7 @@ struct SimulationOptions {
   std::string placement = "pack";
   std::uint64_t seed = 1;
   bool reproducible = false;
+  std::vector<std::string> filters;  // --filter KEY=VALUE (schedlab/trace_filter.hpp)
 };
 void add_simulation_options(CLI::App& command, SimulationOptions& options);
 // Validates and converts; throws ConfigError.
@@ -48,6 +50,15 @@ RunOptions to_run_options(const SimulationOptions& options);
 
 Action add_run_command(CLI::App& app);
 Action add_policies_command(CLI::App& app);
+Action add_validate_command(CLI::App& app);
+Action add_convert_command(CLI::App& app);
+Action add_gen_command(CLI::App& app);
+
+// Trace input for the commands (trace_input.cpp): parses the filters (ConfigError), reads the
+// trace, applies the filters, and notes on stderr the detected format and the skipped jobs.
+void add_filter_option(CLI::App& command, std::vector<std::string>& filters);
+schedlab::Trace load_trace(const std::string& path, const std::string& format,
+                           const std::vector<std::string>& filters);
 Action add_sweep_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_check_command(CLI::App& app);

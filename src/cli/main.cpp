@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   std::vector<Action> actions = {add_run_command(app), add_policies_command(app),
                                  add_sweep_command(app), add_report_command(app),
                                  add_check_command(app)};
+  for (auto add : {add_validate_command, add_convert_command, add_gen_command})
+    actions.push_back(add(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

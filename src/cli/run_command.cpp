@@ -45,7 +45,7 @@ Action add_run_command(CLI::App& app) {
     make_policy(request.policy, request.params);
     make_placement(request.options.placement);
     prepare_baseline_gate(args->gate);
-    const Trace trace = read_trace(args->sim.trace, TraceReadOptions{args->sim.format});
+    const Trace trace = load_trace(args->sim.trace, args->sim.format, args->sim.filters);
     const SimulationResult result = simulate(trace, cluster, request);
     const std::string summary_text = result.summary.dump(2) + "\n";
     if (!args->out_dir.empty()) {

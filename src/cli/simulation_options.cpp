@@ -30,6 +30,7 @@ void add_simulation_options(CLI::App& command, SimulationOptions& o) {
   command.add_option("--seed", o.seed, "seed of the run's random source")->capture_default_str();
   command.add_flag("--reproducible", o.reproducible,
                    "write engine.wall_s as 0 so repeated runs are byte-identical");
+  add_filter_option(command, o.filters);
 }
 
 RunOptions to_run_options(const SimulationOptions& o) {

@@ -1,5 +1,6 @@
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,11 +15,29 @@ namespace schedlab {
 
 namespace {
 
+// The gzip trailer's ISIZE: the uncompressed size modulo 2^32 (of the last member); 0 if
+// unreadable. Only a capacity hint.
+std::size_t gzip_size_hint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const auto compressed = static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg()));
+  in.seekg(-4, std::ios::end);
+  unsigned char b[4] = {0, 0, 0, 0};
+  if (!in.read(reinterpret_cast<char*>(b), 4)) return 0;
+  const std::size_t size = static_cast<std::size_t>(b[0]) | static_cast<std::size_t>(b[1]) << 8 |
+                           static_cast<std::size_t>(b[2]) << 16 |
+                           static_cast<std::size_t>(b[3]) << 24;
+  // A damaged trailer must not reserve absurd amounts: text rarely compresses beyond 32:1.
+  return std::min(size, 32 * compressed);
+}
+
 std::string read_gzip(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
+  if (file == nullptr)
+    throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
   gzbuffer(file, 1 << 17);
   std::string out;
+  out.reserve(gzip_size_hint(path) + 1);
   char buffer[1 << 16];
   for (;;) {
     const int n = gzread(file, buffer, sizeof buffer);

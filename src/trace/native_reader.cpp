@@ -1,9 +1,8 @@
 // schedlab's native CSV trace format. Columns and rules: docs/traces.md#native.
-#include <unordered_map>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
@@ -32,7 +31,6 @@ class NativeReader {
     std::vector<std::string_view> fields;
     if (!csv_.next_row(fields)) throw TraceError(path_, 1, "empty file: expected a header row");
     map_header(fields);
-    std::unordered_map<std::string_view, std::uint32_t> first_line_of_id;
     while (csv_.next_row(fields)) {
       const std::size_t line = csv_.line();
       if (fields.size() != header_size_) {
@@ -64,12 +62,7 @@ class NativeReader {
     }
     if (trace.jobs.empty()) throw TraceError(path_, 2, "no jobs: the file has a header but no rows");
     // Duplicate ids, reported at the second occurrence.
-    first_line_of_id.reserve(trace.jobs.size());
-    for (const auto& job : trace.jobs) {
-      auto [it, inserted] = first_line_of_id.emplace(job.id, job.line);
-      if (!inserted)
-        throw TraceError(path_, job.line, fmt::format("column 'id': duplicate id '{}' (first at line {})", job.id, it->second));
-    }
+    trace_kit::check_unique_ids(trace, path_, "id");
     return trace;
   }
 
@@ -150,16 +143,32 @@ Trace read_native_trace(const std::string& path, std::string_view text) {
   return NativeReader(path, text).read();
 }
 
+namespace {
+
+bool looks_like_native(std::string_view, std::string_view text) {
+  const auto end = text.find('\n');
+  const std::string_view header = text.substr(0, end);
+  return header.find("submit_time") != std::string_view::npos &&
+         header.find("duration") != std::string_view::npos;
+}
+
+}  // namespace
+
 TraceFormat native_trace_format() {
   return TraceFormat{
       "native", "schedlab CSV: id, submit_time, gpus, duration [, walltime, priority, ...]",
-      [](std::string_view, std::string_view text) {
-        const auto end = text.find('\n');
-        const std::string_view header = text.substr(0, end);
-        return header.find("submit_time") != std::string_view::npos &&
-               header.find("duration") != std::string_view::npos;
-      },
+      looks_like_native,
       [](const std::string& path, std::string_view text) { return read_native_trace(path, text); }};
+}
+
+ReaderDef native_reader() {
+  return ReaderDef{"native",
+                   "schedlab CSV: id, submit_time, gpus, duration [, walltime, priority, ...]",
+                   looks_like_native,
+                   [](const std::string& path, std::string_view text) {
+                     return RawTrace{read_native_trace(path, text), false};
+                   },
+                   nullptr};
 }
 
 }  // namespace schedlab

@@ -1,49 +1,176 @@
+// The registry of trace formats, format detection, directories of trace files, and the steps
+// every reader's output goes through (unique ids, non-empty, time origin).
 #include <algorithm>
+#include <filesystem>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/error.hpp"
 
 namespace schedlab {
 
+namespace {
+
+const std::vector<ReaderDef>& reader_defs() {
+  static const std::vector<ReaderDef> defs = [] {
+    std::vector<ReaderDef> list = {acme_reader(),        alibaba_openb_reader(),
+                                   alibaba_pai_reader(), helios_reader(),
+                                   itp_reader(),         native_reader(),
+                                   philly_csv_reader(),  philly_json_reader(),
+                                   philly_vc_reader(),   swf_reader()};
+    std::sort(list.begin(), list.end(),
+              [](const ReaderDef& a, const ReaderDef& b) { return a.name < b.name; });
+    return list;
+  }();
+  return defs;
+}
+
+// Checks ids and emptiness, and moves absolute times to an origin at the first submission.
+Trace finish(RawTrace raw, const ReaderDef& def, const std::string& path) {
+  if (def.id_column != nullptr) trace_kit::check_unique_ids(raw.trace, path, def.id_column);
+  trace_kit::require_jobs(raw.trace, path);
+  if (raw.absolute_times) {
+    const TimeMs origin = trace_kit::rebase_to_first_submit(raw.trace);
+    spdlog::info("{}: time 0 is {} (the earliest submission, as written in the trace)", path,
+                 trace_kit::format_civil_time(origin));
+  }
+  return std::move(raw.trace);
+}
+
+const ReaderDef& find_def(const std::string& name) {
+  for (const auto& def : reader_defs())
+    if (def.name == name) return def;
+  std::string known = "auto";
+  for (const auto& def : reader_defs()) known += ", " + def.name;
+  throw ConfigError(fmt::format("--format: unknown trace format '{}' (known: {})", name, known));
+}
+
+// Specific formats first (by name); native is the fallback.
+const ReaderDef& detect_def(const std::string& path, std::string_view bytes) {
+  const ReaderDef* native = nullptr;
+  for (const auto& def : reader_defs()) {
+    if (def.name == "native") {
+      native = &def;
+      continue;
+    }
+    if (def.detect(path, bytes)) return def;
+  }
+  SCHEDLAB_ASSERT(native != nullptr, "the native format is registered");
+  return *native;
+}
+
+bool is_trace_file_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (const char* ext : {".csv", ".json", ".jsonl", ".swf"}) {
+    if (name.ends_with(ext) || name.ends_with(std::string(ext) + ".gz")) return true;
+  }
+  return false;
+}
+
+// Every trace file of a directory (by name order) read with one format and merged.
+Trace read_directory(const std::string& dir, const TraceReadOptions& options) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && is_trace_file_name(it->path().filename().string()))
+      files.push_back(it->path().string());
+  }
+  if (ec) throw TraceError(dir, fmt::format("cannot list directory: {}", ec.message()));
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    throw TraceError(
+        dir, "no trace files (*.csv, *.json, *.jsonl, *.swf, optionally .gz) in this directory");
+  const ReaderDef* def = options.format == "auto" ? nullptr : &find_def(options.format);
+  Trace merged;
+  merged.path = dir;
+  trace_kit::SkipCounter skipped;
+  bool absolute = false;
+  std::vector<std::pair<std::string, std::size_t>> file_jobs;  // stem, job count
+  for (const auto& file : files) {
+    const std::string bytes = read_file_bytes(file);
+    const ReaderDef& chosen = def != nullptr ? *def : detect_def(file, bytes);
+    if (def == nullptr) {
+      def = &chosen;
+    } else if (&chosen != def) {
+      throw TraceError(file,
+                       fmt::format("looks like format '{}', but {} was read as '{}' (use --format)",
+                                   chosen.name, files.front(), def->name));
+    }
+    RawTrace raw = def->read_raw(file, bytes);
+    if (def->id_column != nullptr) trace_kit::check_unique_ids(raw.trace, file, def->id_column);
+    absolute = raw.absolute_times;
+    for (const auto& [reason, n] : raw.trace.skipped) skipped.add(reason, n);
+    const Trace& part = raw.trace;
+    merged.jobs.reserve(merged.jobs.size() + part.jobs.size());
+    for (const JobSpec& job : part.jobs) {
+      JobSpec copy = job;
+      copy.user = merged.strings.intern(part.strings.str(job.user));
+      copy.tenant = merged.strings.intern(part.strings.str(job.tenant));
+      copy.gpu_type = merged.strings.intern(part.strings.str(job.gpu_type));
+      copy.status = merged.strings.intern(part.strings.str(job.status));
+      merged.jobs.push_back(std::move(copy));
+    }
+    file_jobs.emplace_back(trace_kit::file_stem(file), part.jobs.size());
+  }
+  merged.format = def->name;
+  skipped.move_into(merged);
+  // Ids must be unique across files; if any repeats, every id becomes "<file stem>/<id>".
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(merged.jobs.size());
+  bool collision = false;
+  for (const auto& job : merged.jobs) {
+    if (!seen.insert(job.id).second) {
+      collision = true;
+      break;
+    }
+  }
+  seen.clear();
+  if (collision) {
+    std::size_t j = 0;
+    for (const auto& [stem, count] : file_jobs)
+      for (std::size_t k = 0; k < count; ++k, ++j)
+        merged.jobs[j].id = stem + "/" + merged.jobs[j].id;
+    spdlog::info("{}: job ids repeat across files; ids are prefixed with their file name", dir);
+  }
+  RawTrace raw{std::move(merged), absolute};
+  static const ReaderDef kMerged{"", "", nullptr, nullptr, nullptr};
+  return finish(std::move(raw), kMerged, dir);
+}
+
+}  // namespace
+
 const std::vector<TraceFormat>& trace_formats() {
   static const std::vector<TraceFormat> formats = [] {
-    std::vector<TraceFormat> list = {native_trace_format()};
-    std::sort(list.begin(), list.end(),
-              [](const TraceFormat& a, const TraceFormat& b) { return a.name < b.name; });
+    std::vector<TraceFormat> list;
+    for (const auto& def : reader_defs()) {
+      list.push_back(TraceFormat{def.name, def.summary, def.detect,
+                                 [&def](const std::string& path, std::string_view text) {
+                                   return finish(def.read_raw(path, text), def, path);
+                                 }});
+    }
     return list;
   }();
   return formats;
 }
 
 Trace read_trace(const std::string& path, const TraceReadOptions& options) {
-  const std::string bytes = read_file_bytes(path);
-  const auto& formats = trace_formats();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return read_directory(path, options);
   if (options.format != "auto") {
-    for (const auto& format : formats)
-      if (format.name == options.format) return format.read(path, bytes);
-    std::string known = "auto";
-    for (const auto& format : formats) known += ", " + format.name;
-    throw ConfigError(fmt::format("--format: unknown trace format '{}' (known: {})", options.format, known));
+    const ReaderDef& def = find_def(options.format);
+    const std::string bytes = read_file_bytes(path);
+    return finish(def.read_raw(path, bytes), def, path);
   }
-  // Specific formats first (by name); native is the fallback.
-  const TraceFormat* chosen = nullptr;
-  for (const auto& format : formats) {
-    if (format.name == "native") continue;
-    if (format.detect(path, bytes)) {
-      chosen = &format;
-      break;
-    }
-  }
-  if (chosen == nullptr) {
-    for (const auto& format : formats)
-      if (format.name == "native") chosen = &format;
-  }
-  SCHEDLAB_ASSERT(chosen != nullptr, "the native format is registered");
-  if (chosen->name != "native") spdlog::info("{}: detected format '{}'", path, chosen->name);
-  return chosen->read(path, bytes);
+  const std::string bytes = read_file_bytes(path);
+  const ReaderDef& def = detect_def(path, bytes);
+  if (def.name != "native") spdlog::info("{}: detected format '{}'", path, def.name);
+  return finish(def.read_raw(path, bytes), def, path);
 }
 
 }  // namespace schedlab

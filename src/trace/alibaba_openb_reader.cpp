@@ -1,0 +1,122 @@
+// Alibaba cluster-trace-gpu-v2023 "openb" pod list (Weng et al., ATC'23): name, cpu_milli,
+// memory_mib, num_gpu, gpu_milli, gpu_spec, qos, pod_phase, creation_time, deletion_time,
+// scheduled_time (all times in s from the trace start). Columns, mapping and skips:
+// docs/traces.md#alibaba-openb.
+#include <spdlog/spdlog.h>
+
+#include "reader_kit.hpp"
+#include "readers.hpp"
+#include "schedlab/csv.hpp"
+
+namespace schedlab {
+namespace {
+
+enum Column : std::size_t {
+  kName,
+  kNumGpu,
+  kGpuMilli,
+  kGpuSpec,
+  kQos,
+  kPhase,
+  kCreation,
+  kDeletion,
+  kScheduled
+};
+constexpr trace_kit::ColumnSpec kColumns[] = {
+    {"name", true},          {"num_gpu", true},       {"gpu_milli", false},
+    {"gpu_spec", false},     {"qos", false},          {"pod_phase", true},
+    {"creation_time", true}, {"deletion_time", true}, {"scheduled_time", true}};
+
+// QoS class -> priority: latency-sensitive and guaranteed pods above burstable above best-effort.
+std::int64_t qos_priority(std::string_view qos) {
+  if (qos == "LS" || qos == "Guaranteed") return 2;
+  if (qos == "Burstable") return 1;
+  return 0;
+}
+
+RawTrace read_openb(const std::string& path, std::string_view text) {
+  RawTrace raw;
+  Trace& trace = raw.trace;
+  trace.path = path;
+  trace.format = "alibaba-openb";
+  CsvReader csv(text, path);
+  std::vector<std::string_view> fields;
+  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
+  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
+  trace_kit::RowParser row(path, columns);
+  trace_kit::SkipCounter skipped;
+  std::uint64_t shared_gpu = 0;
+  std::uint64_t multi_model = 0;
+  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
+  while (csv.next_row(fields)) {
+    row.bind(fields, csv.line());
+    JobSpec job;
+    job.line = static_cast<std::uint32_t>(row.line());
+    job.id = std::string(row.text(kName));
+    if (job.id.empty()) row.fail(kName, "a non-empty pod name");
+    const std::int64_t gpus = row.integer(kNumGpu, 0, 64, "an integer in 0..64");
+    std::int64_t gpu_milli = 1000;
+    if (!row.missing(kGpuMilli))
+      gpu_milli = row.integer(kGpuMilli, 0, 1000, "an integer in 0..1000");
+    job.submit_ms = row.seconds(kCreation, /*allow_zero=*/true);
+    const TimeMs deletion_ms = row.seconds(kDeletion, /*allow_zero=*/true);
+    const bool scheduled = !row.missing(kScheduled);
+    const TimeMs scheduled_ms = scheduled ? row.seconds(kScheduled, /*allow_zero=*/true) : 0;
+    if (gpus == 0) {
+      skipped.add("CPU-only (num_gpu 0)");
+      continue;
+    }
+    if (!scheduled) {
+      skipped.add("never scheduled (no scheduled_time)");
+      continue;
+    }
+    if (deletion_ms <= scheduled_ms) {
+      skipped.add("no run time (deletion_time <= scheduled_time)");
+      continue;
+    }
+    // A fraction of a GPU (gpu_milli < 1000) holds one whole GPU in schedlab.
+    if (gpu_milli < 1000) ++shared_gpu;
+    job.gpus = static_cast<std::int32_t>(gpus);
+    job.duration_ms = deletion_ms - scheduled_ms;
+    job.status = trace.strings.intern(row.text(kPhase));
+    if (row.has(kQos)) {
+      job.tenant = trace.strings.intern(row.text(kQos));
+      job.priority = qos_priority(row.text(kQos));
+    }
+    if (!row.missing(kGpuSpec)) {
+      const std::string_view spec = row.text(kGpuSpec);
+      // One model is a constraint; "A|B" (any of several) cannot be expressed and is dropped.
+      if (spec.find('|') == std::string_view::npos)
+        job.gpu_type = trace.strings.intern(spec);
+      else
+        ++multi_model;
+    }
+    trace.jobs.push_back(std::move(job));
+  }
+  if (shared_gpu > 0)
+    spdlog::info(
+        "{}: {} pods request a fraction of a GPU (gpu_milli < 1000); each holds one whole GPU",
+        path, shared_gpu);
+  if (multi_model > 0)
+    spdlog::warn("{}: {} pods accept several GPU models (gpu_spec 'A|B'); they run on any type",
+                 path, multi_model);
+  skipped.move_into(trace);
+  return raw;
+}
+
+}  // namespace
+
+ReaderDef alibaba_openb_reader() {
+  return ReaderDef{
+      "alibaba-openb",
+      "Alibaba GPU 2023 openb pods: name, num_gpu, gpu_milli, pod_phase, creation/scheduled/"
+      "deletion_time",
+      [](std::string_view, std::string_view text) {
+        const auto header = trace_kit::header_fields(text);
+        return trace_kit::header_has(
+            header, {"name", "num_gpu", "pod_phase", "creation_time", "scheduled_time"});
+      },
+      read_openb, "name"};
+}
+
+}  // namespace schedlab

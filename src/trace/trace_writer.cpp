@@ -1,0 +1,252 @@
+#include "schedlab/trace_writer.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Exact decimal seconds of non-negative milliseconds.
+void append_seconds(fmt::memory_buffer& out, TimeMs ms) {
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", ms / 1000, ms % 1000);
+}
+
+}  // namespace
+
+std::string format_native_trace(const Trace& trace) {
+  bool walltime = false, priority = false, user = false, tenant = false, gpu_type = false;
+  bool preemptible = false, checkpoint = false, restart = false, status = false;
+  for (const auto& job : trace.jobs) {
+    walltime |= job.walltime_ms != kUnsetMs;
+    priority |= job.priority != 0;
+    user |= job.user != 0;
+    tenant |= job.tenant != 0;
+    gpu_type |= job.gpu_type != 0;
+    preemptible |= !job.preemptible;
+    checkpoint |= job.checkpoint_interval_ms != kUnsetMs;
+    restart |= job.restart_overhead_ms != kUnsetMs;
+    status |= job.status != 0;
+  }
+  fmt::memory_buffer out;
+  out.reserve(trace.jobs.size() * 48 + 128);
+  fmt::format_to(std::back_inserter(out), "id,submit_time,gpus,duration{}{}{}{}{}{}{}{}{}\n",
+                 walltime ? ",walltime" : "", priority ? ",priority" : "", user ? ",user" : "",
+                 tenant ? ",tenant" : "", gpu_type ? ",gpu_type" : "",
+                 preemptible ? ",preemptible" : "", checkpoint ? ",checkpoint_interval" : "",
+                 restart ? ",restart_overhead" : "", status ? ",status" : "");
+  auto text = [&](StringId id) {
+    out.push_back(',');
+    const std::string& s = trace.strings.str(id);
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+      out.append(s.data(), s.data() + s.size());
+    else {
+      const std::string quoted = csv_field(s);
+      out.append(quoted.data(), quoted.data() + quoted.size());
+    }
+  };
+  auto optional_seconds = [&](TimeMs ms) {
+    out.push_back(',');
+    if (ms != kUnsetMs) append_seconds(out, ms);
+  };
+  for (const auto& job : trace.jobs) {
+    const std::string id = csv_field(job.id);
+    out.append(id.data(), id.data() + id.size());
+    out.push_back(',');
+    append_seconds(out, job.submit_ms);
+    fmt::format_to(std::back_inserter(out), ",{},", job.gpus);
+    append_seconds(out, job.duration_ms);
+    if (walltime) optional_seconds(job.walltime_ms);
+    if (priority) fmt::format_to(std::back_inserter(out), ",{}", job.priority);
+    if (user) text(job.user);
+    if (tenant) text(job.tenant);
+    if (gpu_type) text(job.gpu_type);
+    if (preemptible) fmt::format_to(std::back_inserter(out), ",{}", job.preemptible ? 1 : 0);
+    if (checkpoint) optional_seconds(job.checkpoint_interval_ms);
+    if (restart) optional_seconds(job.restart_overhead_ms);
+    if (status) text(job.status);
+    out.push_back('\n');
+  }
+  return fmt::to_string(out);
+}
+
+namespace {
+
+int swf_status(const std::string& status) {
+  if (status.empty()) return -1;
+  if (const auto code = parse_int(status); code && *code >= -1 && *code <= 5)
+    return static_cast<int>(*code);
+  static const char* const kCompleted[] = {"Pass", "COMPLETED", "Succeeded", "Terminated",
+                                           "completed"};
+  static const char* const kFailed[] = {"Failed", "FAILED", "NODE_FAIL", "TIMEOUT", "failed"};
+  static const char* const kCancelled[] = {"Killed", "CANCELLED", "cancelled"};
+  for (const char* s : kCompleted)
+    if (status == s) return 1;
+  for (const char* s : kFailed)
+    if (status == s) return 0;
+  for (const char* s : kCancelled)
+    if (status == s) return 5;
+  return -2;  // no SWF code
+}
+
+// Strings to SWF numbers: all non-negative integers are kept, otherwise numbered 1..N in
+// first-seen order. Index = StringId; -1 for the empty string.
+struct NumberMap {
+  std::vector<std::int64_t> number;
+  std::vector<StringId> mapped_order;  // ids numbered 1..N, when mapped
+  bool mapped = false;
+};
+
+NumberMap number_strings(const Trace& trace, StringId JobSpec::*field) {
+  NumberMap map;
+  map.number.assign(trace.strings.size(), -1);
+  bool all_integers = true;
+  for (const auto& job : trace.jobs) {
+    const StringId id = job.*field;
+    if (id == 0) continue;
+    const auto v = parse_int(trace.strings.str(id));
+    if (!v || *v < 0) all_integers = false;
+  }
+  std::int64_t next = 1;
+  for (const auto& job : trace.jobs) {
+    const StringId id = job.*field;
+    if (id == 0 || map.number[id] != -1) continue;
+    if (all_integers) {
+      map.number[id] = *parse_int(trace.strings.str(id));
+    } else {
+      map.number[id] = next++;
+      map.mapped_order.push_back(id);
+    }
+  }
+  map.mapped = !all_integers;
+  return map;
+}
+
+}  // namespace
+
+std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
+  SwfWriteReport r;
+  bool integer_ids = true;
+  for (const auto& job : trace.jobs) {
+    const auto v = parse_int(job.id);
+    if (!v || *v < 0 || trim(job.id) != job.id) {
+      integer_ids = false;
+      break;
+    }
+  }
+  r.jobs_renumbered = !integer_ids;
+  const NumberMap users = number_strings(trace, &JobSpec::user);
+  const NumberMap groups = number_strings(trace, &JobSpec::tenant);
+  r.users_mapped = users.mapped_order.size();
+  r.groups_mapped = groups.mapped_order.size();
+  fmt::memory_buffer out;
+  out.reserve(trace.jobs.size() * 80 + 512);
+  auto put = [&out](std::string_view s) { out.append(s.data(), s.data() + s.size()); };
+  put("; Version: 2.2\n");
+  fmt::format_to(std::back_inserter(out), "; Note: converted by schedlab from '{}' ({} format)\n",
+                 trace.path, trace.format);
+  put("; Note: processors are GPUs; times are whole seconds from the trace's time 0\n");
+  if (r.jobs_renumbered)
+    put("; Note: job numbers are the trace order (the original ids are not integers)\n");
+  for (StringId id : users.mapped_order)
+    fmt::format_to(std::back_inserter(out), "; Note: user {} = {}\n", users.number[id],
+                   trace.strings.str(id));
+  for (StringId id : groups.mapped_order)
+    fmt::format_to(std::back_inserter(out), "; Note: group {} = {}\n", groups.number[id],
+                   trace.strings.str(id));
+  fmt::format_to(std::back_inserter(out), "; MaxJobs: {}\n; MaxRecords: {}\n;\n", trace.jobs.size(),
+                 trace.jobs.size());
+  auto whole_seconds = [&r](TimeMs ms) {
+    if (ms % 1000 != 0) ++r.times_rounded;
+    return (ms + 500) / 1000;
+  };
+  std::uint64_t number = 0;
+  for (const auto& job : trace.jobs) {
+    ++number;
+    const std::int64_t job_number =
+        integer_ids ? *parse_int(job.id) : static_cast<std::int64_t>(number);
+    const std::int64_t submit_s = whole_seconds(job.submit_ms);
+    std::int64_t run_s = whole_seconds(job.duration_ms);
+    if (run_s == 0) {
+      run_s = 1;
+      ++r.runs_raised_to_1s;
+    }
+    const std::int64_t requested_s =
+        job.walltime_ms == kUnsetMs ? -1
+                                    : std::max<std::int64_t>(1, whole_seconds(job.walltime_ms));
+    int status = swf_status(trace.strings.str(job.status));
+    if (status == -2) {
+      ++r.statuses_unmapped;
+      status = -1;
+    }
+    if (job.priority != 0 || job.gpu_type != 0 || !job.preemptible ||
+        job.checkpoint_interval_ms != kUnsetMs || job.restart_overhead_ms != kUnsetMs)
+      ++r.fields_dropped;
+    fmt::format_to(std::back_inserter(out),
+                   "{} {} -1 {} {} -1 -1 {} {} -1 {} {} {} -1 -1 -1 -1 -1\n", job_number, submit_s,
+                   run_s, job.gpus, job.gpus, requested_s, status, users.number[job.user],
+                   groups.number[job.tenant]);
+  }
+  if (report != nullptr) *report = r;
+  return fmt::to_string(out);
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path final_path(path);
+  const fs::path dir = final_path.parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    throw ConfigError(fmt::format("{}: the directory {} does not exist", path, dir.string()));
+  const fs::path tmp = (dir.empty() ? fs::path(".") : dir) /
+                       fmt::format(".{}.tmp.{}", final_path.filename().string(), ::getpid());
+  bool ok = true;
+  if (path.ends_with(".gz")) {
+    gzFile file = gzopen(tmp.c_str(), "wb6");
+    ok = file != nullptr;
+    std::size_t done = 0;
+    while (ok && done < content.size()) {
+      const auto chunk =
+          static_cast<unsigned>(std::min<std::size_t>(content.size() - done, 1u << 30));
+      ok = gzwrite(file, content.data() + done, chunk) == static_cast<int>(chunk);
+      done += chunk;
+    }
+    if (file != nullptr && gzclose(file) != Z_OK) ok = false;
+  } else {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    ok = static_cast<bool>(out);
+  }
+  if (!ok) {
+    fs::remove(tmp, ec);
+    throw ConfigError(fmt::format("{}: cannot write output file", path));
+  }
+  fs::rename(tmp, final_path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw ConfigError(fmt::format("{}: cannot rename output file: {}", path, ec.message()));
+  }
+}
+
+}  // namespace schedlab
