@@ -7,6 +7,9 @@
 
 namespace schedlab {
 
+std::unique_ptr<PlacementStrategy> make_spread_placement();     // spread.cpp
+std::unique_ptr<PlacementStrategy> make_first_fit_placement();  // first_fit.cpp
+
 const std::vector<PlacementInfo>& placement_strategies() {
   static const std::vector<PlacementInfo> strategies = [] {
     std::vector<PlacementInfo> list = {
@@ -14,6 +17,14 @@ const std::vector<PlacementInfo>& placement_strategies() {
          "single node with the fewest free GPUs that fits (ties: lowest index); larger jobs take "
          "whole free nodes plus one best-fit node for the remainder",
          make_pack_placement},
+        {"spread",
+         "single node with the most free GPUs (ties: lowest index); larger jobs take the nodes "
+         "with the most free GPUs first",
+         make_spread_placement},
+        {"first-fit",
+         "lowest-index node that fits; larger jobs take whole free nodes in index order plus the "
+         "lowest-index node that fits the remainder",
+         make_first_fit_placement},
     };
     std::sort(list.begin(), list.end(),
               [](const PlacementInfo& a, const PlacementInfo& b) { return a.name < b.name; });
