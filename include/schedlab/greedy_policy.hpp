@@ -1,14 +1,21 @@
 // GreedyPolicy: the shared skeleton of list schedulers (FIFO, priority, SJF, ...).
 //
 // Contract: queued jobs are kept in a std::set ordered by (order_key(job), job index), updated
-// incrementally on submit/requeue/start, so one instant costs O(started jobs * log queue) with
-// head-of-line blocking. schedule() walks the order and starts each job the placement accepts;
-// with head-of-line blocking the first job that does not fit stops the walk.
+// incrementally on submit/requeue/start; order_key is evaluated once, when the job enters the
+// queue, so it must not depend on later state. schedule() walks the order and starts each job
+// the placement accepts.
+// - With head-of-line blocking the first job that does not fit stops the walk: one instant
+//   costs O((started jobs + 1) * log queue).
+// - Without it, later jobs may start past a job that does not fit. A job that did not fit is
+//   examined again only once GPUs have been released since (a finish, a requeue, or a node
+//   changing state): until then only newly queued jobs are tried. The walk stops as soon as no
+//   GPU is free.
 #pragma once
 
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "schedlab/policy.hpp"
 
@@ -26,19 +33,27 @@ class GreedyPolicy : public Policy {
   explicit GreedyPolicy(bool head_of_line_blocking) : blocking_(head_of_line_blocking) {}
 
   void on_submit(const SchedContext& ctx, JobIndex job) override;
+  void on_finish(const SchedContext& ctx, JobIndex job) override;
   void on_requeue(const SchedContext& ctx, JobIndex job) override;
   void schedule(const SchedContext& ctx, Decisions& decisions) override;
 
  protected:
   virtual OrderKey order_key(const SchedContext& ctx, JobIndex job) const = 0;
-  using Queue = std::set<std::pair<OrderKey, JobIndex>>;
+  using Entry = std::pair<OrderKey, JobIndex>;
+  using Queue = std::set<Entry>;
   const Queue& queue() const { return queue_; }
-  Queue& mutable_queue() { return queue_; }
   bool blocking() const { return blocking_; }
 
  private:
+  void enqueue(const SchedContext& ctx, JobIndex job);
+  // Starts the job at `it` if it fits; true if it started (and left the queue).
+  bool try_start(const SchedContext& ctx, Decisions& decisions, Queue::iterator it);
+
   bool blocking_;
   Queue queue_;
+  std::vector<Entry> fresh_;              // queued since the last walk (non-blocking mode)
+  bool released_ = true;                  // GPUs were released since the last walk
+  std::uint64_t node_state_version_ = 0;  // cluster node states seen by the last walk
 };
 
 }  // namespace schedlab

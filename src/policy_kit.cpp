@@ -1,0 +1,261 @@
+#include "schedlab/policy_kit.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "schedlab/availability_profile.hpp"
+#include "schedlab/csv.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/run_options.hpp"
+
+namespace schedlab {
+
+void ClusterMirror::begin(const SchedContext& ctx) {
+  if (!cluster_) {
+    cluster_.emplace(ctx.cluster());
+    held_.assign(ctx.trace().jobs.size(), 0);
+    for (JobIndex j : ctx.running()) held_[j] = 1;
+  } else {
+    cluster_->sync_node_states(ctx.cluster());  // failures, repairs, power saving
+  }
+  SCHEDLAB_ASSERT(cluster_->free_gpus() == ctx.cluster().free_gpus(),
+                  "a policy's cluster mirror agrees with the engine's free GPUs");
+}
+
+void ClusterMirror::track_start(const SchedContext& ctx, JobIndex job) {
+  SCHEDLAB_ASSERT(cluster_ && !holds(job), "mirror tracks each start once");
+  cluster_->allocate(ctx.state(job).placement);
+  held_[job] = 1;
+}
+
+void ClusterMirror::track_stop(const SchedContext& ctx, JobIndex job) {
+  if (!holds(job)) return;
+  cluster_->release(ctx.state(job).placement);
+  held_[job] = 0;
+}
+
+TimeMs checkpoint_interval_ms(const SchedContext& ctx, JobIndex job) {
+  const TimeMs own = ctx.spec(job).checkpoint_interval_ms;
+  return own != kUnsetMs ? own : ctx.options().checkpoint_interval_ms;
+}
+
+TimeMs restart_overhead_ms(const SchedContext& ctx, JobIndex job) {
+  const TimeMs own = ctx.spec(job).restart_overhead_ms;
+  return own != kUnsetMs ? own : ctx.options().restart_overhead_ms;
+}
+
+TimeMs work_done_ms(const SchedContext& ctx, JobIndex job) {
+  const JobState& s = ctx.state(job);
+  const JobSpec& spec = ctx.spec(job);
+  const TimeMs before_ms = spec.duration_ms - s.remaining_work_ms;
+  if (s.status != JobStatus::kRunning) return before_ms;
+  const TimeMs elapsed_ms = ctx.now() - s.last_start_ms;
+  const TimeMs overhead_spent_ms = std::min(elapsed_ms, s.overhead_ms);
+  return before_ms + std::min(elapsed_ms - overhead_spent_ms, s.remaining_work_ms);
+}
+
+std::int64_t preemption_cost_gpu_ms(const SchedContext& ctx, JobIndex job) {
+  const JobState& s = ctx.state(job);
+  const TimeMs done_ms = work_done_ms(ctx, job);
+  const TimeMs interval_ms = checkpoint_interval_ms(ctx, job);
+  const TimeMs saved_ms =
+      interval_ms > 0 ? std::max(s.checkpointed_work_ms, done_ms / interval_ms * interval_ms)
+                      : done_ms;
+  return (done_ms - saved_ms + restart_overhead_ms(ctx, job)) * ctx.spec(job).gpus;
+}
+
+TimeMs progress_guard_ms(const SchedContext& ctx, JobIndex job) {
+  const JobState& s = ctx.state(job);
+  const TimeMs start_work_ms = ctx.spec(job).duration_ms - s.remaining_work_ms;
+  TimeMs target_ms = start_work_ms + std::max<TimeMs>(1, restart_overhead_ms(ctx, job));
+  const TimeMs interval_ms = checkpoint_interval_ms(ctx, job);
+  if (interval_ms > 0) target_ms = (target_ms + interval_ms - 1) / interval_ms * interval_ms;
+  return saturating_add(saturating_add(s.last_start_ms, s.overhead_ms), target_ms - start_work_ms);
+}
+
+namespace {
+
+struct Cost {
+  std::int64_t gpu_ms = std::numeric_limits<std::int64_t>::max();
+  std::int64_t victims = std::numeric_limits<std::int64_t>::max();
+  bool infinite() const { return victims == std::numeric_limits<std::int64_t>::max(); }
+  auto operator<=>(const Cost&) const = default;
+};
+
+struct NodeItem {
+  NodeIndex node = 0;
+  std::size_t candidate = 0;  // index into the candidate list
+  int gpus = 0;               // GPUs the candidate holds on this node
+};
+
+// Cheapest subset of `items` (all on one node) freeing at least `need` GPUs, as indexes into
+// `items`, with its cost; infinite cost if none does.
+std::pair<Cost, std::vector<std::size_t>> cheapest_cover(const std::vector<NodeItem>& items,
+                                                         const std::vector<std::int64_t>& cost,
+                                                         int need) {
+  const auto width = static_cast<std::size_t>(need) + 1;
+  std::vector<Cost> best(width);
+  best[0] = Cost{0, 0};
+  std::vector<std::uint8_t> took(items.size() * width, 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    for (int j = need; j >= 1; --j) {
+      const Cost& from = best[static_cast<std::size_t>(std::max(0, j - items[i].gpus))];
+      if (from.infinite()) continue;
+      const Cost with{from.gpu_ms + cost[items[i].candidate], from.victims + 1};
+      if (with < best[static_cast<std::size_t>(j)]) {
+        best[static_cast<std::size_t>(j)] = with;
+        took[i * width + static_cast<std::size_t>(j)] = 1;
+      }
+    }
+  }
+  std::vector<std::size_t> chosen;
+  if (best[width - 1].infinite()) return {best[width - 1], chosen};
+  int j = need;
+  for (std::size_t i = items.size(); i-- > 0 && j > 0;) {
+    if (took[i * width + static_cast<std::size_t>(j)] == 0) continue;
+    chosen.push_back(i);
+    j = std::max(0, j - items[i].gpus);
+  }
+  return {best[width - 1], chosen};
+}
+
+std::optional<std::vector<JobIndex>> victims_on_one_node(const SchedContext& ctx, JobIndex job,
+                                                         const std::vector<JobIndex>& candidates,
+                                                         const std::vector<std::int64_t>& cost) {
+  const Cluster& cluster = ctx.cluster();
+  const GpuTypeIndex type = ctx.job_gpu_type(job);
+  const int gpus = ctx.spec(job).gpus;
+  std::vector<NodeItem> items;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    for (const auto& a : ctx.state(candidates[i]).placement) {
+      const Node& node = cluster.node(a.node);
+      if (Cluster::type_matches(type, node.type) && node.gpus >= gpus)
+        items.push_back({a.node, i, a.gpu_count()});
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const NodeItem& a, const NodeItem& b) {
+    return std::tie(a.node, a.candidate) < std::tie(b.node, b.candidate);
+  });
+  Cost best_cost;
+  std::optional<std::vector<JobIndex>> best;
+  std::vector<NodeItem> on_node;
+  for (std::size_t begin = 0; begin < items.size();) {
+    std::size_t end = begin;
+    while (end < items.size() && items[end].node == items[begin].node) ++end;
+    on_node.assign(items.begin() + static_cast<std::ptrdiff_t>(begin),
+                   items.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+    const int need = gpus - cluster.node(on_node.front().node).free_gpus();
+    if (need <= 0) return std::vector<JobIndex>{};
+    auto [node_cost, chosen] = cheapest_cover(on_node, cost, need);
+    // Nodes are visited in ascending index, so a strict improvement keeps the lowest index.
+    if (node_cost.infinite() || !(node_cost < best_cost)) continue;
+    best_cost = node_cost;
+    best.emplace();
+    for (std::size_t k : chosen) best->push_back(candidates[on_node[k].candidate]);
+  }
+  if (best) std::sort(best->begin(), best->end());
+  return best;
+}
+
+std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ctx,
+                                                          ClusterMirror& mirror, JobIndex job,
+                                                          const std::vector<JobIndex>& candidates,
+                                                          const std::vector<std::int64_t>& cost) {
+  const GpuTypeIndex type = ctx.job_gpu_type(job);
+  const int gpus = ctx.spec(job).gpus;
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Cheapest per GPU first: cost_a / gpus_a < cost_b / gpus_b, compared without division.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const long double lhs = static_cast<long double>(cost[a]) * ctx.spec(candidates[b]).gpus;
+    const long double rhs = static_cast<long double>(cost[b]) * ctx.spec(candidates[a]).gpus;
+    if (lhs != rhs) return lhs < rhs;
+    return candidates[a] < candidates[b];
+  });
+  Cluster& scratch = mirror.scratch();
+  const PlacementStrategy& strategy = ctx.placement();
+  std::vector<std::size_t> released;
+  bool fits = false;
+  for (std::size_t i : order) {
+    SCHEDLAB_ASSERT(mirror.holds(candidates[i]), "victim candidates are running");
+    scratch.release(ctx.state(candidates[i]).placement);
+    released.push_back(i);
+    if (strategy.place(scratch, type, gpus)) {
+      fits = true;
+      break;
+    }
+  }
+  std::vector<JobIndex> victims;
+  if (fits) {
+    // Most expensive first: undo each victim whose GPUs turn out not to be needed.
+    std::vector<std::size_t> kept;
+    for (auto it = released.rbegin(); it != released.rend(); ++it) {
+      const Placement& placement = ctx.state(candidates[*it]).placement;
+      scratch.allocate(placement);
+      if (strategy.place(scratch, type, gpus)) continue;
+      scratch.release(placement);
+      kept.push_back(*it);
+    }
+    released = kept;
+    for (std::size_t i : kept) victims.push_back(candidates[i]);
+  }
+  for (std::size_t i : released) scratch.allocate(ctx.state(candidates[i]).placement);
+  if (!fits) return std::nullopt;
+  std::sort(victims.begin(), victims.end());
+  return victims;
+}
+
+}  // namespace
+
+std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, ClusterMirror& mirror,
+                                                    JobIndex job,
+                                                    const std::vector<JobIndex>& candidates) {
+  if (candidates.empty()) return std::nullopt;
+  std::vector<std::int64_t> cost(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    cost[i] = preemption_cost_gpu_ms(ctx, candidates[i]);
+  const GpuTypeIndex type = ctx.job_gpu_type(job);
+  if (ctx.spec(job).gpus <= ctx.cluster().max_node_gpus(type))
+    return victims_on_one_node(ctx, job, candidates, cost);
+  return victims_across_nodes(ctx, mirror, job, candidates, cost);
+}
+
+void param_error(const std::string& policy, const std::string& key, const std::string& value,
+                 const std::string& expected) {
+  throw ConfigError(
+      fmt::format("--param {}={}: policy '{}' expects {}", key, value, policy, expected));
+}
+
+TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
+                        const std::string& key, TimeMs fallback_ms) {
+  const auto it = params.values().find(key);
+  if (it == params.values().end()) return fallback_ms;
+  const auto ms = parse_seconds_ms(it->second);
+  if (!ms || *ms < 0) param_error(policy, key, it->second, "seconds >= 0");
+  return *ms;
+}
+
+std::vector<double> param_ascending_list(const PolicyParams& params, const std::string& policy,
+                                         const std::string& key, const std::string& fallback) {
+  const auto it = params.values().find(key);
+  const std::string text = it == params.values().end() ? fallback : it->second;
+  const char* expected = "a comma-separated list of ascending numbers > 0, e.g. 3600,36000";
+  std::vector<double> out;
+  std::string_view rest(text);
+  while (true) {
+    const auto comma = rest.find(',');
+    const auto value = parse_double(rest.substr(0, comma));
+    if (!value || !(*value > 0) || (!out.empty() && !(*value > out.back())))
+      param_error(policy, key, text, expected);
+    out.push_back(*value);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace schedlab
