@@ -1,4 +1,6 @@
 // schedlab's native CSV trace format. Columns and rules: docs/traces.md#native.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -22,7 +24,8 @@ constexpr std::size_t kRequiredColumns = 4;  // the first four
 
 class NativeReader {
  public:
-  NativeReader(const std::string& path, std::string_view text) : path_(path), csv_(text, path) {}
+  NativeReader(const std::string& path, std::string_view text)
+      : path_(path), text_(text), csv_(text, path) {}
 
   Trace read() {
     Trace trace;
@@ -31,6 +34,7 @@ class NativeReader {
     std::vector<std::string_view> fields;
     if (!csv_.next_row(fields)) throw TraceError(path_, 1, "empty file: expected a header row");
     map_header(fields);
+    trace.jobs.reserve(static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')));
     while (csv_.next_row(fields)) {
       const std::size_t line = csv_.line();
       if (fields.size() != header_size_) {
@@ -131,6 +135,7 @@ class NativeReader {
 
   static constexpr std::size_t kMissing = static_cast<std::size_t>(-1);
   std::string path_;
+  std::string_view text_;
   CsvReader csv_;
   std::size_t header_size_ = 0;
   std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
