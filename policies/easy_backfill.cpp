@@ -1,0 +1,233 @@
+// easy-backfill — FIFO with EASY backfilling.
+//
+// Algorithm: jobs start in submit-time order (ties: trace order) while they fit. The first job
+// that does not fit (the head) gets a reservation: the earliest time T at which the placement
+// strategy finds room for it once running jobs end at their walltime-based ends
+// (last start + walltime), and the GPUs P the strategy would choose then. A later job, taken
+// in queue order, starts now only if it fits and cannot delay the head:
+// - it ends by T (now + walltime <= T) and goes where the strategy puts it, or
+// - it is placed by the strategy among the free GPUs outside P only.
+// At T the head starts where the strategy puts it; if the strategy finds no room although P is
+// free, it starts on P. The reservation is recomputed when the head changes, when a running
+// job ends before its walltime, when a node changes state (failure, repair, power saving), or
+// when T has passed without the head starting (a job ran past its walltime with
+// --no-walltime-kill). A job that could not be backfilled is examined again only once GPUs were
+// released or the reservation changed; until then only newly queued jobs are tried.
+// Parameters: none.
+// Data structures: the queue is a std::set keyed (submit, index); running jobs are kept in a
+// std::set keyed (walltime end, index), so computing T releases only the jobs ending before
+// it, in a private mirror of the cluster (ClusterMirror) where the strategy is asked "what if".
+// Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949;
+// A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
+// estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
+#include <algorithm>
+#include <set>
+
+#include "schedlab/availability_profile.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/policy_kit.hpp"
+
+namespace schedlab {
+namespace {
+
+class EasyBackfillPolicy final : public Policy, public ReservationSource {
+ public:
+  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+
+  void on_finish(const SchedContext& ctx, JobIndex job) override {
+    if (ctx.now() < end_ms_[job]) reservation_valid_ = false;  // ended before its walltime
+    stopped(ctx, job);
+  }
+
+  void on_requeue(const SchedContext& ctx, JobIndex job) override {
+    if (mirror_.holds(job)) {
+      reservation_valid_ = false;
+      stopped(ctx, job);
+    }
+    enqueue(ctx, job);
+  }
+
+  void schedule(const SchedContext& ctx, Decisions& decisions) override {
+    mirror_.begin(ctx);
+    if (ctx.cluster().node_state_version() != node_state_version_) {  // nodes came or went
+      node_state_version_ = ctx.cluster().node_state_version();
+      reservation_valid_ = false;
+      released_ = true;
+    }
+    start_from_head(ctx, decisions);
+    if (!queue_.empty()) {
+      const JobIndex head = queue_.begin()->second;
+      bool full_pass = released_;
+      if (!reservation_valid_ || reserved_job_ != head || reserved_ms_ <= ctx.now()) {
+        compute_reservation(ctx, head);
+        full_pass = true;
+      }
+      backfill(ctx, decisions, full_pass);
+    }
+    fresh_.clear();
+    released_ = false;
+  }
+
+  std::vector<std::pair<JobIndex, TimeMs>> reservations() const override {
+    if (!reservation_valid_ || reserved_ms_ == kNever || queue_.empty() ||
+        queue_.begin()->second != reserved_job_)
+      return {};
+    return {{reserved_job_, reserved_ms_}};
+  }
+
+ private:
+  using Entry = std::pair<TimeMs, JobIndex>;  // (submit time, job index)
+
+  void enqueue(const SchedContext& ctx, JobIndex job) {
+    if (end_ms_.empty()) end_ms_.assign(ctx.trace().jobs.size(), kNever);
+    const Entry entry{ctx.spec(job).submit_ms, job};
+    queue_.insert(entry);
+    fresh_.push_back(entry);
+  }
+
+  void stopped(const SchedContext& ctx, JobIndex job) {
+    running_by_end_.erase({end_ms_[job], job});
+    mirror_.track_stop(ctx, job);
+    released_ = true;
+  }
+
+  // Bookkeeping after the engine started `job` (its placement already in ctx.state(job)).
+  void started(const SchedContext& ctx, JobIndex job) {
+    queue_.erase({ctx.spec(job).submit_ms, job});
+    const JobState& state = ctx.state(job);
+    end_ms_[job] = saturating_add(state.last_start_ms, state.walltime_ms);
+    running_by_end_.emplace(end_ms_[job], job);
+    if (job == reserved_job_) reservation_valid_ = false;
+  }
+
+  void start_from_head(const SchedContext& ctx, Decisions& decisions) {
+    while (!queue_.empty()) {
+      const JobIndex job = queue_.begin()->second;
+      if (ctx.cluster().free_gpus_of(ctx.job_gpu_type(job)) >= ctx.spec(job).gpus &&
+          decisions.try_start(job)) {
+        mirror_.track_start(ctx, job);
+        started(ctx, job);
+        continue;
+      }
+      // The strategy may prefer other GPUs than the reserved ones; the promise is kept on P.
+      if (reservation_valid_ && reserved_job_ == job && reserved_ms_ <= ctx.now() &&
+          ctx.cluster().can_allocate(reserved_gpus_)) {
+        decisions.start(job, reserved_gpus_);
+        mirror_.track_start(ctx, job);
+        started(ctx, job);
+        continue;
+      }
+      return;
+    }
+  }
+
+  // T and P for the head: release running jobs in walltime-end order in the mirror until the
+  // strategy finds room; restore the mirror afterwards.
+  void compute_reservation(const SchedContext& ctx, JobIndex head) {
+    reserved_job_ = head;
+    reservation_valid_ = true;
+    reserved_ms_ = kNever;
+    reserved_gpus_.clear();
+    Cluster& scratch = mirror_.scratch();
+    const GpuTypeIndex type = ctx.job_gpu_type(head);
+    const int gpus = ctx.spec(head).gpus;
+    std::vector<JobIndex> released;
+    for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
+      const TimeMs end_ms = it->first;
+      for (; it != running_by_end_.end() && it->first == end_ms; ++it) {
+        scratch.release(ctx.state(it->second).placement);
+        released.push_back(it->second);
+      }
+      if (scratch.free_gpus_of(type) < gpus) continue;
+      if (auto placement = ctx.placement().place(scratch, type, gpus)) {
+        reserved_ms_ = std::max(end_ms, ctx.now());
+        reserved_gpus_ = std::move(*placement);
+        break;
+      }
+    }
+    for (JobIndex job : released) scratch.allocate(ctx.state(job).placement);
+  }
+
+  void backfill(const SchedContext& ctx, Decisions& decisions, bool full_pass) {
+    if (ctx.cluster().free_gpus() == 0) return;
+    std::vector<Entry> candidates;
+    if (full_pass) {
+      candidates.assign(std::next(queue_.begin()), queue_.end());
+    } else {
+      std::sort(fresh_.begin(), fresh_.end());
+      for (const Entry& entry : fresh_)
+        if (entry.second != reserved_job_ && queue_.count(entry)) candidates.push_back(entry);
+    }
+    if (candidates.empty()) return;
+    Cluster& scratch = mirror_.scratch();
+    // Hold the reservation's currently free GPUs in the mirror: what remains free there is
+    // what the reservation leaves spare.
+    held_.clear();
+    for (const auto& a : reserved_gpus_) {
+      const GpuMask mask = a.gpus & scratch.node(a.node).free_mask;
+      if (mask != 0) held_.push_back({a.node, mask});
+    }
+    if (!held_.empty()) scratch.allocate(held_);
+    const TimeMs now_ms = ctx.now();
+    for (const Entry& entry : candidates) {
+      if (ctx.cluster().free_gpus() == 0) break;
+      const JobIndex job = entry.second;
+      const GpuTypeIndex type = ctx.job_gpu_type(job);
+      const int gpus = ctx.spec(job).gpus;
+      if (ctx.cluster().free_gpus_of(type) < gpus) continue;
+      if (saturating_add(now_ms, ctx.state(job).walltime_ms) <= reserved_ms_) {
+        if (!decisions.try_start(job)) continue;
+        unhold_overlap(ctx.state(job).placement);
+      } else {
+        if (scratch.free_gpus_of(type) < gpus) continue;
+        auto placement = ctx.placement().place(scratch, type, gpus);
+        if (!placement) continue;
+        decisions.start(job, std::move(*placement));
+      }
+      mirror_.track_start(ctx, job);
+      started(ctx, job);
+    }
+    Placement still_held;
+    for (const auto& a : held_)
+      if (a.gpus != 0) still_held.push_back(a);
+    if (!still_held.empty()) scratch.release(still_held);
+  }
+
+  // A job that ends before T may use reserved GPUs: they stop being held for the pass.
+  void unhold_overlap(const Placement& placement) {
+    for (const auto& a : placement) {
+      const auto it =
+          std::lower_bound(held_.begin(), held_.end(), a.node,
+                           [](const NodeAllocation& h, NodeIndex node) { return h.node < node; });
+      if (it == held_.end() || it->node != a.node) continue;
+      const GpuMask overlap = it->gpus & a.gpus;
+      if (overlap == 0) continue;
+      mirror_.scratch().release({{a.node, overlap}});
+      it->gpus &= ~overlap;
+    }
+  }
+
+  std::set<Entry> queue_;
+  std::vector<Entry> fresh_;  // queued since the last schedule()
+  std::set<std::pair<TimeMs, JobIndex>> running_by_end_;
+  std::vector<TimeMs> end_ms_;  // [job] walltime-based end of its current attempt
+  ClusterMirror mirror_;
+  bool released_ = true;
+  std::uint64_t node_state_version_ = 0;
+
+  bool reservation_valid_ = false;
+  JobIndex reserved_job_ = 0;
+  TimeMs reserved_ms_ = kNever;
+  Placement reserved_gpus_;
+  Placement held_;  // scratch: reserved GPUs held in the mirror during a backfill pass
+};
+
+}  // namespace
+}  // namespace schedlab
+
+SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
+    "easy-backfill",
+    "FIFO; the first job that does not fit holds a reservation (time and GPUs) that later jobs "
+    "may not delay",
+    {},
+    [](const schedlab::PolicyParams&) { return std::make_unique<schedlab::EasyBackfillPolicy>(); }})

@@ -1,0 +1,292 @@
+// las — Tiresias' discretized two-dimensional least-attained-service scheduling (2D-LAS).
+//
+// Algorithm: a job's attained service is its GPU count times the time it has held GPUs (over
+// all attempts, restart overhead included), counted from its last promotion. The thresholds
+// T1 < T2 < ... (GPU-seconds) split jobs into queues: queue k holds service in [T_k, T_k+1)
+// (queue 0 below T1). Queued jobs are served by queue (lower first), FIFO within a queue
+// (submit time, then trace order); a job that does not fit is skipped, not blocking. A waiting
+// job that does not fit may preempt running preemptible jobs in strictly higher-numbered
+// queues, choosing the victims with the least work lost (see choose_victims in policy_kit.hpp);
+// jobs in the same queue never preempt each other. Progress guard: a job is never preempted
+// before its current attempt has kept at least as much work as the restart overhead the
+// preemption costs (up to a checkpoint: progress_guard_ms in policy_kit.hpp), so short queue
+// quanta cannot livelock jobs that would lose each run. A running job moves down a queue the
+// moment
+// its service crosses a threshold (the policy wakes itself then). Starvation guard: a job that
+// has run before, sits in a queue above 0 and has waited at least `starvation` times the
+// length of its last run (the attempt that ended when it was last queued) is promoted to queue
+// 0 and its service counter restarts from zero (starvation=0 turns the guard off).
+// A waiting job that found neither room nor victims is examined again only once GPUs were
+// released, a job changed queue, a job started in a higher-numbered queue than it, a running
+// job became eligible for preemption, or a node changed state; until then only newly queued
+// jobs are tried.
+// Parameters: thresholds (GPU-seconds, comma-separated ascending; 3600), starvation (10).
+// Data structures: waiting jobs in a std::set keyed (queue, submit, index); running jobs in a
+// std::set keyed (queue, index) so victims are a suffix; pending demotions and promotions in
+// std::sets keyed by time, so an instant touches only the jobs that change queue.
+// Citation: J. Gu et al., "Tiresias: A GPU cluster manager for distributed deep learning",
+// NSDI 2019, sec. 3.2 and 4 (discretized 2D-LAS, STARVELIMIT promotion).
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "schedlab/availability_profile.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/policy_kit.hpp"
+
+namespace schedlab {
+namespace {
+
+constexpr const char* kName = "las";
+
+class LasPolicy final : public Policy {
+ public:
+  LasPolicy(std::vector<std::int64_t> thresholds_gpu_ms, double starvation)
+      : thresholds_gpu_ms_(std::move(thresholds_gpu_ms)), starvation_(starvation) {}
+
+  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+
+  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+
+  void on_requeue(const SchedContext& ctx, JobIndex job) override {
+    stopped(ctx, job);
+    const JobState& state = ctx.state(job);
+    last_run_ms_[job] = ctx.now() - state.last_start_ms;
+    enqueue(ctx, job);
+  }
+
+  void schedule(const SchedContext& ctx, Decisions& decisions) override {
+    mirror_.begin(ctx);
+    if (ctx.now() >= recheck_ms_) {  // a victim some job waited for became eligible
+      rescan_ = true;
+      recheck_ms_ = kNever;
+    }
+    if (ctx.cluster().node_state_version() != node_state_version_) {  // nodes came or went
+      node_state_version_ = ctx.cluster().node_state_version();
+      rescan_ = true;
+    }
+    apply_demotions(ctx);
+    apply_promotions(ctx);
+    std::vector<Entry> order;
+    if (rescan_) {
+      order.assign(waiting_.begin(), waiting_.end());
+    } else {
+      std::sort(fresh_.begin(), fresh_.end());
+      for (const Entry& entry : fresh_)
+        if (waiting_.count(entry)) order.push_back(entry);
+    }
+    fresh_.clear();
+    rescan_ = false;
+    std::uint32_t lowest_failed_queue = kNoQueue;
+    TimeMs wake_ms = kNever;
+    for (const Entry& entry : order) {
+      const auto [queue, submit_ms, job] = entry;
+      const bool victims_exist = !running_.empty() && std::prev(running_.end())->first > queue;
+      // Later jobs sit in the same or higher-numbered queues: no GPU and no victim ends it.
+      if (ctx.cluster().free_gpus() == 0 && !victims_exist) {
+        lowest_failed_queue = std::min(lowest_failed_queue, queue);
+        break;
+      }
+      if (fits(ctx, job) && decisions.try_start(job)) {
+        started(ctx, job, lowest_failed_queue);
+        continue;
+      }
+      if (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms)) {
+        started(ctx, job, lowest_failed_queue);
+        continue;
+      }
+      lowest_failed_queue = std::min(lowest_failed_queue, queue);
+    }
+    if (!demotions_.empty()) wake_ms = std::min(wake_ms, demotions_.begin()->first);
+    if (!promotions_.empty()) wake_ms = std::min(wake_ms, promotions_.begin()->first);
+    if (wake_ms != kNever && wake_ms > ctx.now()) decisions.wake_at(wake_ms);
+  }
+
+ private:
+  static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFu;
+  using Entry = std::tuple<std::uint32_t, TimeMs, JobIndex>;  // (queue, submit, job)
+
+  static bool fits(const SchedContext& ctx, JobIndex job) {
+    return ctx.cluster().free_gpus_of(ctx.job_gpu_type(job)) >= ctx.spec(job).gpus;
+  }
+
+  void ensure_size(const SchedContext& ctx) {
+    if (!queue_of_.empty()) return;
+    const std::size_t n = ctx.trace().jobs.size();
+    queue_of_.assign(n, 0);
+    base_gpu_ms_.assign(n, 0);
+    last_run_ms_.assign(n, 0);
+    demote_ms_.assign(n, kNever);
+    promote_ms_.assign(n, kNever);
+  }
+
+  // Attained service since the last promotion, in GPU-ms.
+  std::int64_t service_gpu_ms(const SchedContext& ctx, JobIndex job) const {
+    const JobState& s = ctx.state(job);
+    TimeMs held_ms = s.run_ms;
+    if (s.status == JobStatus::kRunning) held_ms += ctx.now() - s.last_start_ms;
+    return held_ms * ctx.spec(job).gpus - base_gpu_ms_[job];
+  }
+
+  std::uint32_t queue_for(std::int64_t service_gpu_ms) const {
+    return static_cast<std::uint32_t>(
+        std::upper_bound(thresholds_gpu_ms_.begin(), thresholds_gpu_ms_.end(), service_gpu_ms) -
+        thresholds_gpu_ms_.begin());
+  }
+
+  Entry entry_of(const SchedContext& ctx, JobIndex job) const {
+    return {queue_of_[job], ctx.spec(job).submit_ms, job};
+  }
+
+  void enqueue(const SchedContext& ctx, JobIndex job) {
+    ensure_size(ctx);
+    queue_of_[job] = queue_for(service_gpu_ms(ctx, job));
+    const Entry entry = entry_of(ctx, job);
+    waiting_.insert(entry);
+    fresh_.push_back(entry);
+    if (starvation_ > 0 && queue_of_[job] > 0 && last_run_ms_[job] > 0) {
+      const auto wait_ms =
+          static_cast<TimeMs>(std::ceil(starvation_ * static_cast<double>(last_run_ms_[job])));
+      promote_ms_[job] = saturating_add(ctx.now(), wait_ms);
+      promotions_.emplace(promote_ms_[job], job);
+    }
+  }
+
+  void stopped(const SchedContext& ctx, JobIndex job) {
+    if (!mirror_.holds(job)) return;
+    running_.erase({queue_of_[job], job});
+    demotions_.erase({demote_ms_[job], job});
+    demote_ms_[job] = kNever;
+    mirror_.track_stop(ctx, job);
+    rescan_ = true;
+  }
+
+  // When the running job's service reaches the next threshold, or kNever in the last queue.
+  TimeMs next_demotion_ms(const SchedContext& ctx, JobIndex job) const {
+    const std::uint32_t queue = queue_of_[job];
+    if (queue >= thresholds_gpu_ms_.size()) return kNever;
+    const std::int64_t need_gpu_ms = thresholds_gpu_ms_[queue] - service_gpu_ms(ctx, job);
+    const std::int64_t gpus = ctx.spec(job).gpus;
+    return ctx.now() + std::max<std::int64_t>(1, (need_gpu_ms + gpus - 1) / gpus);
+  }
+
+  void schedule_demotion(const SchedContext& ctx, JobIndex job) {
+    demote_ms_[job] = next_demotion_ms(ctx, job);
+    if (demote_ms_[job] != kNever) demotions_.emplace(demote_ms_[job], job);
+  }
+
+  void started(const SchedContext& ctx, JobIndex job, std::uint32_t lowest_failed_queue) {
+    waiting_.erase(entry_of(ctx, job));
+    if (promote_ms_[job] != kNever) {
+      promotions_.erase({promote_ms_[job], job});
+      promote_ms_[job] = kNever;
+    }
+    running_.emplace(queue_of_[job], job);
+    mirror_.track_start(ctx, job);
+    schedule_demotion(ctx, job);
+    // A job left waiting in a lower-numbered queue may preempt this one next time.
+    if (queue_of_[job] > lowest_failed_queue) rescan_ = true;
+  }
+
+  void apply_demotions(const SchedContext& ctx) {
+    while (!demotions_.empty() && demotions_.begin()->first <= ctx.now()) {
+      const JobIndex job = demotions_.begin()->second;
+      demotions_.erase(demotions_.begin());
+      running_.erase({queue_of_[job], job});
+      queue_of_[job] = queue_for(service_gpu_ms(ctx, job));
+      running_.emplace(queue_of_[job], job);
+      schedule_demotion(ctx, job);
+      rescan_ = true;
+    }
+  }
+
+  void apply_promotions(const SchedContext& ctx) {
+    while (!promotions_.empty() && promotions_.begin()->first <= ctx.now()) {
+      const JobIndex job = promotions_.begin()->second;
+      promotions_.erase(promotions_.begin());
+      promote_ms_[job] = kNever;
+      waiting_.erase(entry_of(ctx, job));
+      base_gpu_ms_[job] += service_gpu_ms(ctx, job);
+      queue_of_[job] = 0;
+      waiting_.insert(entry_of(ctx, job));
+      rescan_ = true;
+    }
+  }
+
+  // Preempts the cheapest eligible victims in higher-numbered queues that make room for
+  // `job`, then starts it. Records in `wake_ms` when a victim not yet eligible becomes so.
+  bool preempt_for(const SchedContext& ctx, Decisions& decisions, JobIndex job, std::uint32_t queue,
+                   TimeMs& wake_ms) {
+    std::vector<JobIndex> candidates;
+    std::int64_t reachable = ctx.cluster().free_gpus_of(ctx.job_gpu_type(job));
+    TimeMs not_before_ms = kNever;
+    for (auto it = running_.rbegin(); it != running_.rend() && it->first > queue; ++it) {
+      if (!ctx.spec(it->second).preemptible) continue;
+      const TimeMs eligible_ms = progress_guard_ms(ctx, it->second);
+      if (eligible_ms > ctx.now()) {
+        not_before_ms = std::min(not_before_ms, eligible_ms);
+        continue;
+      }
+      candidates.push_back(it->second);
+      reachable += ctx.spec(it->second).gpus;
+    }
+    std::optional<std::vector<JobIndex>> victims;
+    if (reachable >= ctx.spec(job).gpus) {
+      std::sort(candidates.begin(), candidates.end());
+      victims = choose_victims(ctx, mirror_, job, candidates);
+    }
+    if (!victims) {
+      wake_ms = std::min(wake_ms, not_before_ms);
+      recheck_ms_ = std::min(recheck_ms_, not_before_ms);
+      return false;
+    }
+    for (JobIndex victim : *victims) {
+      decisions.preempt(victim);
+      stopped(ctx, victim);
+    }
+    const bool ok = decisions.try_start(job);
+    SCHEDLAB_ASSERT(ok, "a job starts once its victims are preempted");
+    return true;
+  }
+
+  std::vector<std::int64_t> thresholds_gpu_ms_;
+  double starvation_;
+  std::set<Entry> waiting_;
+  std::vector<Entry> fresh_;                              // queued since the last schedule()
+  std::set<std::pair<std::uint32_t, JobIndex>> running_;  // (queue, job)
+  std::set<std::pair<TimeMs, JobIndex>> demotions_;       // (time, running job)
+  std::set<std::pair<TimeMs, JobIndex>> promotions_;      // (time, waiting job)
+  std::vector<std::uint32_t> queue_of_;
+  std::vector<std::int64_t> base_gpu_ms_;  // service forgiven by promotions
+  std::vector<TimeMs> last_run_ms_;        // length of the attempt that ended last
+  std::vector<TimeMs> demote_ms_;
+  std::vector<TimeMs> promote_ms_;
+  ClusterMirror mirror_;
+  bool rescan_ = true;
+  TimeMs recheck_ms_ = kNever;  // when a victim that was not yet eligible becomes eligible
+  std::uint64_t node_state_version_ = 0;
+};
+
+}  // namespace
+}  // namespace schedlab
+
+SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
+    schedlab::kName,
+    "Tiresias discretized 2D-LAS: queues by attained GPU-time, FIFO within a queue, preemption "
+    "across queues, starvation guard",
+    {{"thresholds", "3600",
+      "attained-service thresholds between queues, GPU-seconds, comma-separated ascending"},
+     {"starvation", "10",
+      "promote a demoted job to queue 0 after waiting this many times its last run (0 = off)"}},
+    [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
+      std::vector<std::int64_t> thresholds_gpu_ms;
+      for (double seconds :
+           schedlab::param_ascending_list(params, schedlab::kName, "thresholds", "3600"))
+        thresholds_gpu_ms.push_back(static_cast<std::int64_t>(std::llround(seconds * 1000.0)));
+      const double starvation = params.get_double("starvation", 10.0);
+      if (!(starvation >= 0) || !std::isfinite(starvation))
+        schedlab::param_error(schedlab::kName, "starvation", params.values().at("starvation"),
+                              "a number >= 0");
+      return std::make_unique<schedlab::LasPolicy>(std::move(thresholds_gpu_ms), starvation);
+    }})
