@@ -62,6 +62,7 @@ schedlab::Trace load_trace(const std::string& path, const std::string& format,
 Action add_sweep_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
+Action add_compare_command(CLI::App& app);
 
 // `run --baseline BASE.json [--tolerance ...]` (check_command.cpp): register the options,
 // load and validate the baseline before the run (throws ConfigError), then compare the run's

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
                                  add_check_command(app)};
   for (auto add : {add_validate_command, add_convert_command, add_gen_command})
     actions.push_back(add(app));
+  actions.push_back(add_compare_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
