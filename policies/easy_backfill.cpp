@@ -21,6 +21,7 @@
 // A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
 // estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "schedlab/availability_profile.hpp"
@@ -83,6 +84,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     const Entry entry{ctx.spec(job).submit_ms, job};
     queue_.insert(entry);
     fresh_.push_back(entry);
+    ++gpus_queued_[ctx.spec(job).gpus];
   }
 
   void stopped(const SchedContext& ctx, JobIndex job) {
@@ -94,6 +96,8 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   // Bookkeeping after the engine started `job` (its placement already in ctx.state(job)).
   void started(const SchedContext& ctx, JobIndex job) {
     queue_.erase({ctx.spec(job).submit_ms, job});
+    const auto count = gpus_queued_.find(ctx.spec(job).gpus);
+    if (--count->second == 0) gpus_queued_.erase(count);
     const JobState& state = ctx.state(job);
     end_ms_[job] = saturating_add(state.last_start_ms, state.walltime_ms);
     running_by_end_.emplace(end_ms_[job], job);
@@ -149,16 +153,14 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   }
 
   void backfill(const SchedContext& ctx, Decisions& decisions, bool full_pass) {
-    if (ctx.cluster().free_gpus() == 0) return;
-    std::vector<Entry> candidates;
-    if (full_pass) {
-      candidates.assign(std::next(queue_.begin()), queue_.end());
-    } else {
+    if (!can_fit_any(ctx)) return;
+    std::vector<Entry> fresh;
+    if (!full_pass) {
       std::sort(fresh_.begin(), fresh_.end());
       for (const Entry& entry : fresh_)
-        if (entry.second != reserved_job_ && queue_.count(entry)) candidates.push_back(entry);
+        if (entry.second != reserved_job_ && queue_.count(entry)) fresh.push_back(entry);
+      if (fresh.empty()) return;
     }
-    if (candidates.empty()) return;
     Cluster& scratch = mirror_.scratch();
     // Hold the reservation's currently free GPUs in the mirror: what remains free there is
     // what the reservation leaves spare.
@@ -168,29 +170,45 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
       if (mask != 0) held_.push_back({a.node, mask});
     }
     if (!held_.empty()) scratch.allocate(held_);
-    const TimeMs now_ms = ctx.now();
-    for (const Entry& entry : candidates) {
-      if (ctx.cluster().free_gpus() == 0) break;
-      const JobIndex job = entry.second;
-      const GpuTypeIndex type = ctx.job_gpu_type(job);
-      const int gpus = ctx.spec(job).gpus;
-      if (ctx.cluster().free_gpus_of(type) < gpus) continue;
-      if (saturating_add(now_ms, ctx.state(job).walltime_ms) <= reserved_ms_) {
-        if (!decisions.try_start(job)) continue;
-        unhold_overlap(ctx.state(job).placement);
-      } else {
-        if (scratch.free_gpus_of(type) < gpus) continue;
-        auto placement = ctx.placement().place(scratch, type, gpus);
-        if (!placement) continue;
-        decisions.start(job, std::move(*placement));
+    if (full_pass) {
+      for (auto it = std::next(queue_.begin()); it != queue_.end() && can_fit_any(ctx);) {
+        const JobIndex job = (it++)->second;  // `job` may leave the queue
+        try_backfill(ctx, decisions, job);
       }
-      mirror_.track_start(ctx, job);
-      started(ctx, job);
+    } else {
+      for (const Entry& entry : fresh) {
+        if (!can_fit_any(ctx)) break;
+        try_backfill(ctx, decisions, entry.second);
+      }
     }
     Placement still_held;
     for (const auto& a : held_)
       if (a.gpus != 0) still_held.push_back(a);
     if (!still_held.empty()) scratch.release(still_held);
+  }
+
+  // Whether any queued job could fit the free GPUs by count.
+  bool can_fit_any(const SchedContext& ctx) const {
+    return !gpus_queued_.empty() && ctx.cluster().free_gpus() >= gpus_queued_.begin()->first;
+  }
+
+  // Starts a non-head job now if it fits and cannot delay the reservation.
+  void try_backfill(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
+    const GpuTypeIndex type = ctx.job_gpu_type(job);
+    const int gpus = ctx.spec(job).gpus;
+    if (ctx.cluster().free_gpus_of(type) < gpus) return;
+    if (saturating_add(ctx.now(), ctx.state(job).walltime_ms) <= reserved_ms_) {
+      if (!decisions.try_start(job)) return;
+      unhold_overlap(ctx.state(job).placement);
+    } else {
+      Cluster& scratch = mirror_.scratch();
+      if (scratch.free_gpus_of(type) < gpus) return;
+      auto placement = ctx.placement().place(scratch, type, gpus);
+      if (!placement) return;
+      decisions.start(job, std::move(*placement));
+    }
+    mirror_.track_start(ctx, job);
+    started(ctx, job);
   }
 
   // A job that ends before T may use reserved GPUs: they stop being held for the pass.
@@ -208,7 +226,8 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   }
 
   std::set<Entry> queue_;
-  std::vector<Entry> fresh_;  // queued since the last schedule()
+  std::vector<Entry> fresh_;           // queued since the last schedule()
+  std::map<int, std::uint32_t> gpus_queued_;  // queued jobs per GPU count (smallest first)
   std::set<std::pair<TimeMs, JobIndex>> running_by_end_;
   std::vector<TimeMs> end_ms_;  // [job] walltime-based end of its current attempt
   ClusterMirror mirror_;

@@ -68,36 +68,36 @@ class LasPolicy final : public Policy {
     }
     apply_demotions(ctx);
     apply_promotions(ctx);
-    std::vector<Entry> order;
-    if (rescan_) {
-      order.assign(waiting_.begin(), waiting_.end());
-    } else {
-      std::sort(fresh_.begin(), fresh_.end());
-      for (const Entry& entry : fresh_)
-        if (waiting_.count(entry)) order.push_back(entry);
-    }
-    fresh_.clear();
-    rescan_ = false;
     std::uint32_t lowest_failed_queue = kNoQueue;
     TimeMs wake_ms = kNever;
-    for (const Entry& entry : order) {
+    // Tries one waiting job; false when no later job can start either.
+    auto visit = [&](const Entry& entry) {
       const auto [queue, submit_ms, job] = entry;
       const bool victims_exist = !running_.empty() && std::prev(running_.end())->first > queue;
       // Later jobs sit in the same or higher-numbered queues: no GPU and no victim ends it.
       if (ctx.cluster().free_gpus() == 0 && !victims_exist) {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
-        break;
+        return false;
       }
-      if (fits(ctx, job) && decisions.try_start(job)) {
+      if ((fits(ctx, job) && decisions.try_start(job)) ||
+          (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms))) {
         started(ctx, job, lowest_failed_queue);
-        continue;
+      } else {
+        lowest_failed_queue = std::min(lowest_failed_queue, queue);
       }
-      if (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms)) {
-        started(ctx, job, lowest_failed_queue);
-        continue;
-      }
-      lowest_failed_queue = std::min(lowest_failed_queue, queue);
+      return true;
+    };
+    if (rescan_) {
+      rescan_ = false;
+      // started() erases only the visited entry; victims rejoin waiting_ after schedule().
+      for (auto it = waiting_.begin(); it != waiting_.end();)
+        if (!visit(*it++)) break;
+    } else {
+      std::sort(fresh_.begin(), fresh_.end());
+      for (const Entry& entry : fresh_)
+        if (waiting_.count(entry) && !visit(entry)) break;
     }
+    fresh_.clear();
     if (!demotions_.empty()) wake_ms = std::min(wake_ms, demotions_.begin()->first);
     if (!promotions_.empty()) wake_ms = std::min(wake_ms, promotions_.begin()->first);
     if (wake_ms != kNever && wake_ms > ctx.now()) decisions.wake_at(wake_ms);

@@ -15,10 +15,12 @@ namespace schedlab {
 
 const std::vector<GpuType>& builtin_gpu_types() {
   // Busy = board power limit (TDP) of the SXM part; idle = typical idle board draw.
-  // Sources: docs/cluster-spec.md.
+  // Sources: docs/cluster-spec.md. Relative speed and node base/off power of an 8-GPU node:
+  // docs/cluster.md (the speeds are estimates).
   static const std::vector<GpuType> types = {
-      {"V100", 45.0, 300.0}, {"A100", 50.0, 400.0}, {"H100", 70.0, 700.0},
-      {"H200", 75.0, 700.0}, {"B200", 140.0, 1000.0},
+      {"V100", 45.0, 300.0, 0.5, 1100.0, 50.0},   {"A100", 50.0, 400.0, 1.0, 3300.0, 50.0},
+      {"H100", 70.0, 700.0, 2.0, 4600.0, 50.0},   {"H200", 75.0, 700.0, 2.2, 4600.0, 50.0},
+      {"B200", 140.0, 1000.0, 4.0, 6300.0, 50.0},
   };
   return types;
 }
@@ -98,6 +100,73 @@ double json_number(const nlohmann::json& obj, const std::string& key, const std:
   return v.get<double>();
 }
 
+// An optional integer in [lo, hi]; `fallback` when absent.
+std::int64_t json_integer_in(const nlohmann::json& obj, const std::string& key, const std::string& path,
+                             const std::string& source, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
+  if (!obj.contains(key)) return fallback;
+  const auto& v = obj.at(key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    throw ConfigError(fmt::format("{}: {}.{}: expected an integer in {}..{}, got {}", source, path, key, lo, hi,
+                                  v.dump()));
+  return v.get<std::int64_t>();
+}
+
+// An optional number in [lo, hi]; `fallback` when absent.
+double json_number_in(const nlohmann::json& obj, const std::string& key, const std::string& path,
+                      const std::string& source, double fallback, double lo, double hi) {
+  if (!obj.contains(key)) return fallback;
+  const double value = json_number(obj, key, path, source);
+  if (!(value >= lo && value <= hi))
+    throw ConfigError(fmt::format("{}: {}.{}: expected a number in {}..{}, got {}", source, path, key, lo, hi,
+                                  obj.at(key).dump()));
+  return value;
+}
+
+void check_keys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& path,
+                const std::string& source) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw ConfigError(fmt::format("{}: {}.{}: unknown key (known: {})", source, path, key, list));
+  }
+}
+
+// "topology": link bandwidths per level (docs/cluster.md).
+void parse_topology(const nlohmann::json& doc, ClusterSpec& spec, const std::string& source) {
+  const auto& t = doc.at("topology");
+  const std::string path = "$.topology";
+  if (!t.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+  check_keys(t, {"nvlink_gbps", "intra_node_gbps", "node_uplink_gbps", "rack_uplink_gbps", "pod_uplink_gbps"},
+             path, source);
+  TopologySpec& topo = spec.topology;
+  topo.given = true;
+  topo.nvlink_gbps = json_number_in(t, "nvlink_gbps", path, source, topo.nvlink_gbps, 1e-3, 1e9);
+  topo.intra_node_gbps = json_number_in(t, "intra_node_gbps", path, source, topo.intra_node_gbps, 1e-3, 1e9);
+  topo.node_uplink_gbps = json_number_in(t, "node_uplink_gbps", path, source, topo.node_uplink_gbps, 1e-3, 1e9);
+  topo.rack_uplink_gbps = json_number_in(t, "rack_uplink_gbps", path, source, topo.rack_uplink_gbps, 1e-3, 1e9);
+  topo.pod_uplink_gbps = json_number_in(t, "pod_uplink_gbps", path, source, topo.pod_uplink_gbps, 1e-3, 1e9);
+}
+
+// "comm_factors": {"<level>": {"<comm>": factor >= 1}}, partial overrides of the defaults.
+void parse_comm_factors(const nlohmann::json& doc, ClusterSpec& spec, const std::string& source) {
+  const auto& f = doc.at("comm_factors");
+  if (!f.is_object()) throw ConfigError(fmt::format("{}: $.comm_factors: expected an object", source));
+  const std::vector<std::string> levels = {"intra_node", "intra_rack", "cross_rack", "cross_pod"};
+  const std::vector<std::string> comms = {"none", "low", "medium", "high"};
+  check_keys(f, levels, "$.comm_factors", source);
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    if (!f.contains(levels[l])) continue;
+    const std::string path = "$.comm_factors." + levels[l];
+    const auto& row = f.at(levels[l]);
+    if (!row.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+    check_keys(row, comms, path, source);
+    auto& factors = spec.comm_factors.factor[l + 1];  // row 0 is NVLink: always 1
+    for (std::size_t c = 0; c < comms.size(); ++c)
+      factors[c] = json_number_in(row, comms[c], path, source, factors[c], 1.0, 1000.0);
+  }
+}
+
 std::string json_string(const nlohmann::json& obj, const std::string& key, const std::string& path,
                         const std::string& source, const std::string& fallback) {
   if (!obj.contains(key)) return fallback;
@@ -120,11 +189,17 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
   ClusterSpec spec;
   spec.gpu_types = builtin_gpu_types();
   spec.source = source;
-  static const std::vector<std::string> known_keys = {"gpu_types", "node_groups"};
+  static const std::vector<std::string> known_keys = {"gpu_types", "node_groups", "topology", "comm_factors",
+                                                      "pue"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end())
-      throw ConfigError(fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups)", source, key));
+      throw ConfigError(fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups, topology, "
+                                    "comm_factors, pue)",
+                                    source, key));
   }
+  if (doc.contains("topology")) parse_topology(doc, spec, source);
+  if (doc.contains("comm_factors")) parse_comm_factors(doc, spec, source);
+  spec.pue = json_number_in(doc, "pue", "$", source, 1.0, 1.0, 10.0);
   if (doc.contains("gpu_types")) {
     const auto& types = doc.at("gpu_types");
     if (!types.is_array()) throw ConfigError(fmt::format("{}: $.gpu_types: expected an array", source));
@@ -142,6 +217,16 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
       if (type.busy_power_w < type.idle_power_w)
         throw ConfigError(fmt::format("{}: {}.busy_watts: must be >= idle_watts, got {}", source,
                                       path, type.busy_power_w));
+      // A built-in type keeps its speed and node figures unless the entry gives them.
+      for (const auto& builtin : builtin_gpu_types()) {
+        if (builtin.name != type.name) continue;
+        type.speed = builtin.speed;
+        type.node_base_power_w = builtin.node_base_power_w;
+        type.node_off_power_w = builtin.node_off_power_w;
+      }
+      type.speed = json_number_in(t, "speed", path, source, type.speed, 1e-3, 1e3);
+      type.node_base_power_w = json_number_in(t, "node_base_watts", path, source, type.node_base_power_w, 0, 1e6);
+      type.node_off_power_w = json_number_in(t, "node_off_watts", path, source, type.node_off_power_w, 0, 1e6);
       add_or_replace_type(spec.gpu_types, type);
     }
   }
@@ -167,6 +252,15 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
       throw ConfigError(fmt::format("{}: {}.gpu_type: unknown GPU type '{}' (known: {})", source,
                                     path, group.gpu_type, known_type_list(spec.gpu_types)));
     group.rack = json_string(g, "rack", path, source, "");
+    group.pod = json_string(g, "pod", path, source, "");
+    group.nodes_per_rack = static_cast<std::uint32_t>(json_integer_in(g, "nodes_per_rack", path, source, 0, 1, 10'000'000));
+    group.nvlink_domain_gpus = static_cast<int>(json_integer_in(g, "nvlink_domain_gpus", path, source, 0, 1, kMaxGpusPerNode));
+    if (group.nvlink_domain_gpus > 0 && group.gpus_per_node % group.nvlink_domain_gpus != 0)
+      throw ConfigError(fmt::format("{}: {}.nvlink_domain_gpus: {} does not divide gpus_per_node ({})", source, path,
+                                    group.nvlink_domain_gpus, group.gpus_per_node));
+    group.uplink_gbps = json_number_in(g, "uplink_gbps", path, source, kUnsetNumber, 1e-3, 1e9);
+    group.base_power_w = json_number_in(g, "base_watts", path, source, kUnsetNumber, 0, 1e6);
+    group.off_power_w = json_number_in(g, "off_watts", path, source, kUnsetNumber, 0, 1e6);
     spec.groups.push_back(group);
   }
   return spec;

@@ -1,6 +1,9 @@
 #include "schedlab/engine.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -8,6 +11,10 @@
 
 #include "schedlab/error.hpp"
 #include "schedlab/event_queue.hpp"
+#include "schedlab/failure_model.hpp"
+#include "schedlab/power_model.hpp"
+#include "schedlab/random.hpp"
+#include "schedlab/speed_model.hpp"
 
 namespace schedlab {
 
@@ -38,6 +45,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
       return trace.jobs[a].submit_ms < trace.jobs[b].submit_ms;
     });
     events_.reserve(1024);
+    init_cluster_models();
   }
 
   // --- SchedContext ---
@@ -74,13 +82,22 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (state.first_start_ms == kUnsetMs) state.first_start_ms = now_;
     state.overhead_ms = state.restarts > 0 ? restart_overhead(spec) : 0;
     state.status = JobStatus::kRunning;
-    TimeMs end_ms = now_ + state.overhead_ms + state.remaining_work_ms;
+    TimeMs work_ms = state.remaining_work_ms;
+    if (models_on_) {
+      if (speed_) {
+        state.slowdown = speed_->slowdown(cluster_, spec, state.placement);
+        work_ms = work_time_ms(state.remaining_work_ms, state.slowdown);
+      }
+      note_start_on_nodes(job);
+    }
+    TimeMs end_ms = now_ + state.overhead_ms + work_ms;
     if (options_.walltime_kill) end_ms = std::min(end_ms, now_ + state.walltime_ms);
     events_.push(end_ms, EventKind::kJobEnd, job, state.attempt);
     running_pos_[job] = static_cast<std::uint32_t>(running_.size());
     running_.push_back(job);
     --queued_jobs_;
     queued_gpus_ -= spec.gpus;
+    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] -= spec.gpus;
     notify(job, JobTransition::kStarted);
   }
 
@@ -119,6 +136,14 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (wakeups_.insert(time_ms).second) events_.push(time_ms, EventKind::kWakeup, 0);
   }
 
+  void wake_node(NodeIndex node) override {
+    require_in_schedule("wake_node");
+    if (node >= cluster_.node_count())
+      throw PolicyError(fmt::format("policy asked to wake node {}, which does not exist ({} nodes)", node,
+                                    cluster_.node_count()));
+    boot_node(node);
+  }
+
   // --- the run ---
   EngineStats run() {
     const std::size_t n = trace_.jobs.size();
@@ -127,6 +152,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     now_ = stats_.first_submit_ms;
     stats_.last_finish_ms = now_;
     push_next_arrivals();
+    if (models_on_) start_cluster_models();
     for (auto* observer : observers_) observer->on_begin(*this);
     std::vector<Event> batch;
     while (!events_.empty() && final_count_ < n) {
@@ -153,7 +179,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
             break;
           case EventKind::kNodeDown:
           case EventKind::kNodeUp:
-            SCHEDLAB_ASSERT(false, "node events are not produced by this engine");
+            if (!apply_node_event(event)) continue;  // stale, or a failure that changes nothing
+            break;
         }
         ++stats_.events;
         applied_any = true;
@@ -162,7 +189,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
       if (!applied_any) continue;
       ++stats_.instants;
       if (queued_jobs_ > 0) call_policy();
-      if (queued_jobs_ > 0 && running_.empty() && pending_arrivals_ == 0) throw_stuck();
+      if (models_on_) after_policy();
+      if (queued_jobs_ > 0 && running_.empty() && pending_arrivals_ == 0 && nothing_left_on_nodes())
+        throw_stuck();
     }
     if (final_count_ < n) throw_stuck();
     for (auto* observer : observers_) observer->on_end(*this);
@@ -244,6 +273,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     state.queued_since_ms = now_;
     ++queued_jobs_;
     queued_gpus_ += spec.gpus;
+    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += spec.gpus;
     notify(job, JobTransition::kSubmitted);
     policy_.on_submit(*this, job);
   }
@@ -255,14 +285,19 @@ class Engine::Impl final : public SchedContext, public Decisions {
     JobState& state = states_[job];
     const TimeMs elapsed_ms = now_ - state.last_start_ms;
     const TimeMs overhead_spent_ms = std::min(elapsed_ms, state.overhead_ms);
-    const TimeMs progress_ms = std::min(elapsed_ms - overhead_spent_ms, state.remaining_work_ms);
+    const TimeMs progress_ms =
+        state.slowdown == 1.0
+            ? std::min(elapsed_ms - overhead_spent_ms, state.remaining_work_ms)
+            : progress_at_slowdown(elapsed_ms - overhead_spent_ms, state.remaining_work_ms, state.slowdown);
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
     double power_w = 0.0;
     for (const auto& a : state.placement)
       power_w += a.gpu_count() * cluster_.gpu_types()[cluster_.node(a.node).type].busy_power_w;
+    if (job_energy_extended_) power_w = (power_w + node_base_share_w(state.placement)) * pue_;
     state.energy_j += power_w * static_cast<double>(elapsed_ms) / kMsPerSecond;
     cluster_.release(state.placement);
+    if (power_saving_on_) arm_idle_timers(state.placement);
     const std::uint32_t pos = running_pos_[job];
     SCHEDLAB_ASSERT(pos != kNotRunning && running_[pos] == job, "running index is consistent");
     running_[pos] = running_.back();
@@ -278,6 +313,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     state.queued_since_ms = now_;
     ++queued_jobs_;
     queued_gpus_ += trace_.jobs[job].gpus;
+    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += trace_.jobs[job].gpus;
   }
 
   void finish(JobIndex job) {
@@ -301,6 +337,287 @@ class Engine::Impl final : public SchedContext, public Decisions {
     in_schedule_ = false;
     for (JobIndex job : pending_requeue_) policy_.on_requeue(*this, job);
     pending_requeue_.clear();
+  }
+
+  // ===== Cluster models (docs/cluster.md). None of this runs with every model off. =====
+
+  // Node events carry (generation << 2 | cause) in Event::attempt; an event whose generation is
+  // not the node's current one is stale (the node changed state or was allocated since).
+  static constexpr std::uint32_t kCauseFailure = 0;  // kNodeDown: the node fails
+  static constexpr std::uint32_t kCauseIdle = 1;     // kNodeDown: an idle node's power-off timer
+  static constexpr std::uint32_t kCauseRepair = 2;   // kNodeUp: the failed node is repaired
+  static constexpr std::uint32_t kCauseBoot = 3;     // kNodeUp: the booting node is ready
+  static constexpr std::uint32_t kGenerationMask = 0x3FFFFFFFu;
+  static std::uint32_t node_stamp(std::uint32_t generation, std::uint32_t cause) {
+    return ((generation & kGenerationMask) << 2) | cause;
+  }
+
+  void init_cluster_models() {
+    const RunOptions& o = options_;
+    if (o.failure_rate_per_1000_node_days > 0 && o.failure_trace)
+      throw ConfigError("--failures and --failure-trace cannot be combined");
+    if (o.failure_trace) o.failure_trace->check_nodes(cluster_.node_count());
+    if (o.repair_ms <= 0) throw ConfigError("--failures repair=H: expected hours > 0");
+    if (o.power_off_idle_ms < 0) throw ConfigError("--power-off-idle: expected seconds >= 0");
+    if (o.boot_time_ms <= 0) throw ConfigError("--boot-time: expected seconds > 0");
+    pue_ = effective_pue(o, cluster_);
+    if (!(pue_ >= 1.0 && pue_ <= 10.0))
+      throw ConfigError(fmt::format("PUE {}: expected a number in 1..10", pue_));
+    if (o.speed_model != SpeedModel::kOff) speed_.emplace(trace_, cluster_, o.speed_model);
+    failures_on_ = o.failures_on();
+    power_saving_on_ = o.power_off_idle_ms > 0;
+    job_energy_extended_ = o.node_power || pue_ != 1.0;
+    models_on_ = speed_.has_value() || failures_on_ || power_saving_on_;
+    if (failures_on_) {
+      gpu_owner_.assign(static_cast<std::size_t>(cluster_.total_gpus()), 0);
+      failure_rng_ = Rng(o.failure_seed.value_or(o.seed));
+      if (o.failure_rate_per_1000_node_days > 0)
+        failure_mean_ms_ = mean_ms_between_failures(cluster_.node_count(), o.failure_rate_per_1000_node_days);
+    }
+    if (failures_on_ || power_saving_on_) node_gen_.assign(cluster_.node_count(), 0);
+    if (power_saving_on_) queued_gpus_by_type_.assign(cluster_.gpu_types().size() + 1, 0);
+  }
+
+  void start_cluster_models() {
+    if (failure_mean_ms_ > 0) schedule_next_failure();
+    if (options_.failure_trace) push_next_trace_failures();
+    if (power_saving_on_)
+      for (NodeIndex n = 0; n < cluster_.node_count(); ++n) arm_idle_timer(n);
+  }
+
+  // Queue-demand slot of a queued job: its GPU type, or the last slot for untyped jobs.
+  std::size_t queue_type_slot(JobIndex job) const {
+    const GpuTypeIndex type = job_type_[job];
+    SCHEDLAB_ASSERT(type == kAnyGpuType || type < cluster_.gpu_types().size(), "queued jobs have a known type");
+    return type == kAnyGpuType ? cluster_.gpu_types().size() : type;
+  }
+
+  // A job just started on its placement: record GPU owners (failures) and cancel the nodes'
+  // power-off timers (power saving).
+  void note_start_on_nodes(JobIndex job) {
+    for (const auto& a : states_[job].placement) {
+      if (power_saving_on_) ++node_gen_[a.node];
+      if (failures_on_) {
+        const Node& n = cluster_.node(a.node);
+        for (GpuMask m = a.gpus; m != 0; m &= m - 1)
+          gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(m))] = job;
+      }
+    }
+  }
+
+  // The job's share of its nodes' base power: its fraction of each node's GPUs (--node-power).
+  double node_base_share_w(const Placement& placement) const {
+    if (!options_.node_power) return 0.0;
+    double watts = 0.0;
+    for (const auto& a : placement) {
+      const Node& n = cluster_.node(a.node);
+      watts += cluster_.groups()[n.group].base_power_w * a.gpu_count() / n.gpus;
+    }
+    return watts;
+  }
+
+  void set_node_state(NodeIndex node, NodeState state) {
+    const NodeState from = cluster_.node_state(node);
+    cluster_.set_node_state(node, state);
+    ++node_gen_[node];
+    for (auto* observer : observers_) observer->on_node(*this, node, from);
+  }
+
+  void arm_idle_timer(NodeIndex node) {
+    ++node_gen_[node];
+    events_.push(now_ + options_.power_off_idle_ms, EventKind::kNodeDown, node,
+                 node_stamp(node_gen_[node], kCauseIdle));
+  }
+
+  void arm_idle_timers(const Placement& placement) {
+    for (const auto& a : placement) {
+      const Node& n = cluster_.node(a.node);
+      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn) arm_idle_timer(a.node);
+    }
+  }
+
+  // Powers on an off node: it boots for --boot-time. No-op for a node that is not off.
+  void boot_node(NodeIndex node) {
+    if (cluster_.node_state(node) != NodeState::kOff) return;
+    set_node_state(node, NodeState::kBooting);
+    events_.push(now_ + options_.boot_time_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseBoot));
+  }
+
+  // Queued GPUs that `type`'s nodes could serve: jobs of that type and untyped ones.
+  std::int64_t queued_demand_for(GpuTypeIndex type) const {
+    return queued_gpus_by_type_[type] + queued_gpus_by_type_.back();
+  }
+
+  // The engine's default wake-up rule, after every policy call with jobs queued: per GPU type,
+  // wake off nodes (lowest index first) while the GPUs of queued jobs constrained to that type
+  // exceed its free plus booting GPUs; then, for unconstrained jobs, while their GPUs exceed the
+  // free and booting GPUs left over by typed demand, wake off nodes of any type.
+  void wake_for_queue() {
+    if (cluster_.nodes_in_state(NodeState::kOff) == 0) return;
+    const std::size_t types = cluster_.gpu_types().size();
+    std::vector<std::int64_t> supply(types, 0);
+    for (const auto& g : cluster_.groups())
+      supply[g.type] += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kBooting)]) * g.gpus_per_node;
+    std::int64_t spare = 0;
+    for (GpuTypeIndex t = 0; t < types; ++t) {
+      supply[t] += cluster_.free_gpus_of(t);
+      while (queued_gpus_by_type_[t] > supply[t]) {
+        const auto node = cluster_.lowest_off_node(t);
+        if (!node) break;
+        boot_node(*node);
+        supply[t] += cluster_.node(*node).gpus;
+      }
+      spare += std::max<std::int64_t>(0, supply[t] - queued_gpus_by_type_[t]);
+    }
+    while (queued_gpus_by_type_.back() > spare) {
+      const auto node = cluster_.lowest_off_node(kAnyGpuType);
+      if (!node) break;
+      boot_node(*node);
+      spare += cluster_.node(*node).gpus;
+    }
+  }
+
+  // No failures are generated while the cluster is drained and waiting (nothing runs, no
+  // arrival is left, nothing boots): a run waiting for repairs then always ends.
+  bool failure_chain_idle() const {
+    return running_.empty() && pending_arrivals_ == 0 && next_arrival_ == arrival_order_.size() &&
+           cluster_.nodes_in_state(NodeState::kBooting) == 0;
+  }
+
+  void schedule_next_failure() {
+    constexpr double kMaxGapMs = 1e15;
+    const double gap_ms = std::min(kMaxGapMs, failure_rng_.exponential(failure_mean_ms_));
+    const auto node = static_cast<NodeIndex>(
+        failure_rng_.uniform_int(0, static_cast<std::int64_t>(cluster_.node_count()) - 1));
+    events_.push(now_ + std::max<TimeMs>(1, std::llround(gap_ms)), EventKind::kNodeDown, node,
+                 node_stamp(0, kCauseFailure));
+  }
+
+  // Pushes the failure-trace rows of the next down time (rows before now start now); rows whose
+  // node is back before that time are skipped.
+  void push_next_trace_failures() {
+    const auto& rows = options_.failure_trace->rows;
+    while (pending_trace_failures_ == 0 && next_trace_failure_ < rows.size()) {
+      const TimeMs t = std::max(rows[next_trace_failure_].down_ms, now_);
+      while (next_trace_failure_ < rows.size() && std::max(rows[next_trace_failure_].down_ms, now_) == t) {
+        if (rows[next_trace_failure_].up_ms > t) {
+          events_.push(t, EventKind::kNodeDown, static_cast<std::uint32_t>(next_trace_failure_),
+                       node_stamp(0, kCauseFailure));
+          ++pending_trace_failures_;
+        }
+        ++next_trace_failure_;
+      }
+    }
+  }
+
+  // Applies a node event; false if it was stale or changed nothing.
+  bool apply_node_event(const Event& event) {
+    const std::uint32_t cause = event.attempt & 3u;
+    const std::uint32_t generation = event.attempt >> 2;
+    if (cause == kCauseFailure) {
+      if (options_.failure_trace) {
+        const FailureTraceRow& row = options_.failure_trace->rows[event.subject];
+        --pending_trace_failures_;
+        fail_node(row.node, row.up_ms);
+        push_next_trace_failures();
+        return true;
+      }
+      if (failure_chain_idle()) {
+        failure_chain_paused_ = true;
+        return false;
+      }
+      schedule_next_failure();
+      if (cluster_.node_state(event.subject) == NodeState::kDown) return false;  // already failed
+      fail_node(event.subject, now_ + options_.repair_ms);
+      return true;
+    }
+    const NodeIndex node = event.subject;
+    if (generation != (node_gen_[node] & kGenerationMask)) return false;
+    const NodeState state = cluster_.node_state(node);
+    switch (cause) {
+      case kCauseIdle: {
+        const Node& n = cluster_.node(node);
+        if (state != NodeState::kOn || n.free_mask != n.all_mask()) return false;
+        if (queued_demand_for(n.type) > 0) {
+          // Jobs that could use it are waiting: it stays on; look again later.
+          events_.push(now_ + options_.power_off_idle_ms, EventKind::kNodeDown, node, event.attempt);
+          return true;
+        }
+        set_node_state(node, NodeState::kOff);
+        return true;
+      }
+      case kCauseRepair:
+      case kCauseBoot:
+        if (state != (cause == kCauseRepair ? NodeState::kDown : NodeState::kBooting)) return false;
+        set_node_state(node, NodeState::kOn);
+        if (power_saving_on_) arm_idle_timer(node);
+        return true;
+      default: return false;
+    }
+  }
+
+  // A node fails now: its jobs are killed and requeued, and it is down until `up_ms`.
+  void fail_node(NodeIndex node, TimeMs up_ms) {
+    if (cluster_.node_state(node) == NodeState::kDown) return;
+    if (cluster_.node_state(node) == NodeState::kOn) {
+      const Node& n = cluster_.node(node);
+      JobIndex victims[kMaxGpusPerNode];
+      int count = 0;
+      for (GpuMask held = n.all_mask() & ~n.free_mask; held != 0; held &= held - 1)
+        victims[count++] = gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(held))];
+      std::sort(victims, victims + count);
+      count = static_cast<int>(std::unique(victims, victims + count) - victims);
+      for (int i = 0; i < count; ++i) fail_job(victims[i]);
+    }
+    set_node_state(node, NodeState::kDown);
+    events_.push(up_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseRepair));
+  }
+
+  // The job's attempt dies with a node: it keeps the work up to its last checkpoint (periodic
+  // ones only; with interval 0 that is the checkpoint of its last preemption, or none) and is
+  // queued again.
+  void fail_job(JobIndex job) {
+    const JobSpec& spec = trace_.jobs[job];
+    JobState& state = states_[job];
+    SCHEDLAB_ASSERT(state.status == JobStatus::kRunning, "a failed node's GPUs belong to running jobs");
+    const TimeMs done_ms = end_attempt(job);
+    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs ? spec.checkpoint_interval_ms
+                                                                      : options_.checkpoint_interval_ms;
+    const TimeMs periodic_ms = interval_ms > 0 ? done_ms / interval_ms * interval_ms : 0;
+    const TimeMs saved_ms = std::max(state.checkpointed_work_ms, periodic_ms);
+    state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
+    state.checkpointed_work_ms = saved_ms;
+    state.remaining_work_ms = spec.duration_ms - saved_ms;
+    ++state.restarts;
+    if (state.failures < 0xFFFF) ++state.failures;
+    requeue(job);
+    notify(job, JobTransition::kFailed);
+    policy_.on_requeue(*this, job);
+  }
+
+  // Part of the stuck test: down nodes will be repaired and booting nodes will come up, so both
+  // can still start jobs. And when nodes changed state since the last time the run looked stuck,
+  // a policy that asked to be woken (it may have planned around a node that was away) gets
+  // until its latest pending wake-up to start something. Terminates: node states change only finitely often
+  // while nothing runs (failures pause, repairs and boots end, and no node powers off while a
+  // job could use it).
+  bool nothing_left_on_nodes() {
+    if (cluster_.nodes_in_state(NodeState::kDown) > 0 || cluster_.nodes_in_state(NodeState::kBooting) > 0)
+      return false;
+    if (!models_on_ || wakeups_.empty()) return true;
+    if (cluster_.node_state_version() != stuck_grace_version_) {
+      stuck_grace_version_ = cluster_.node_state_version();
+      stuck_grace_until_ms_ = *wakeups_.rbegin();
+    }
+    return now_ >= stuck_grace_until_ms_;
+  }
+
+  void after_policy() {
+    if (power_saving_on_ && queued_jobs_ > 0) wake_for_queue();
+    if (failure_chain_paused_ && !failure_chain_idle()) {
+      failure_chain_paused_ = false;
+      schedule_next_failure();
+    }
   }
 
   [[noreturn]] void throw_stuck() const {
@@ -343,6 +660,24 @@ class Engine::Impl final : public SchedContext, public Decisions {
   TimeMs now_ = 0;
   bool in_schedule_ = false;
   EngineStats stats_;
+
+  // Cluster models.
+  bool models_on_ = false;            // any of speed, failures, power saving
+  bool failures_on_ = false;
+  bool power_saving_on_ = false;
+  bool job_energy_extended_ = false;  // per-job energy adds a node-base share and applies PUE
+  double pue_ = 1.0;
+  std::optional<SpeedModelEvaluator> speed_;
+  Rng failure_rng_{1};
+  double failure_mean_ms_ = 0;        // generated failures: mean gap, cluster-wide
+  bool failure_chain_paused_ = false;
+  std::size_t next_trace_failure_ = 0;
+  std::size_t pending_trace_failures_ = 0;
+  std::vector<std::uint32_t> node_gen_;             // per node, see node_stamp
+  std::vector<JobIndex> gpu_owner_;                 // per global GPU id: the job that holds it
+  std::vector<std::int64_t> queued_gpus_by_type_;   // per GPU type; last = untyped jobs
+  std::uint64_t stuck_grace_version_ = 0;           // node-state version of the last grace
+  TimeMs stuck_grace_until_ms_ = 0;
 };
 
 Engine::Engine(const Trace& trace, const Cluster& cluster, Policy& policy, const RunOptions& options)

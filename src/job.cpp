@@ -12,6 +12,16 @@ const char* reject_reason_text(RejectReason reason) {
   return "";
 }
 
+const char* comm_sensitivity_name(CommSensitivity comm) {
+  switch (comm) {
+    case CommSensitivity::kNone: return "none";
+    case CommSensitivity::kLow: return "low";
+    case CommSensitivity::kMedium: return "medium";
+    case CommSensitivity::kHigh: return "high";
+  }
+  return "medium";
+}
+
 bool is_final(JobStatus status) {
   return status == JobStatus::kCompleted || status == JobStatus::kWalltimeReached ||
          status == JobStatus::kRejected;

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "schedlab/carbon.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/failure_model.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/power_model.hpp"
 
 namespace schedlab {
 
@@ -14,32 +18,31 @@ namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr TimeMs kBoundedSlowdownThresholdMs = 10'000;
-
-std::string csv_escape(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+constexpr std::size_t kMaxSeriesRows = 5'000'000;
 
 double seconds(TimeMs ms) { return static_cast<double>(ms) / kMsPerSecond; }
 
-nlohmann::ordered_json distribution(std::vector<double> values, bool wide) {
+// max(1, turnaround / max(time holding GPUs, 10 s)); docs/metrics.md.
+double bounded_slowdown(const JobSpec& spec, const JobState& s) {
+  const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
+  return std::max(1.0, static_cast<double>(turnaround_ms) /
+                           static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
+}
+
+// Mean and percentiles rounded to `decimals`; `wide` adds p90 and p99.
+nlohmann::ordered_json distribution(std::vector<double> values, bool wide, int decimals) {
   nlohmann::ordered_json out;
   std::sort(values.begin(), values.end());
   const bool empty = values.empty();
   double sum = 0;
   for (double v : values) sum += v;
-  auto p = [&](double q) { return empty ? 0.0 : round_to(percentile(values, q), 3); };
-  out["mean"] = empty ? 0.0 : round_to(sum / static_cast<double>(values.size()), 3);
+  auto p = [&](double q) { return empty ? 0.0 : round_to(percentile(values, q), decimals); };
+  out["mean"] = empty ? 0.0 : round_to(sum / static_cast<double>(values.size()), decimals);
   out["p50"] = p(50);
   if (wide) out["p90"] = p(90);
   out["p95"] = p(95);
   if (wide) out["p99"] = p(99);
-  out["max"] = empty ? 0.0 : round_to(values.back(), 3);
+  out["max"] = empty ? 0.0 : round_to(values.back(), decimals);
   return out;
 }
 
@@ -64,6 +67,21 @@ void MetricsCollector::on_begin(const SchedContext& ctx) {
   totals_ = Totals{};
   uncommitted_.clear();
   series_.clear();
+  extended_ = cluster_models_active(ctx.options(), ctx.cluster());
+  node_power_ = ctx.options().node_power;
+  pue_ = effective_pue(ctx.options(), ctx.cluster());
+  carbon_cursor_ = 0;
+  // The submit span is a lower bound of the run window: refuse hopeless intervals up front.
+  TimeMs last_submit_ms = ctx.now();
+  for (const auto& job : ctx.trace().jobs) last_submit_ms = std::max(last_submit_ms, job.submit_ms);
+  if (static_cast<std::uint64_t>((last_submit_ms - ctx.now()) / interval_ms_) >= kMaxSeriesRows)
+    throw_too_many_rows();
+}
+
+void MetricsCollector::throw_too_many_rows() const {
+  throw ConfigError(fmt::format("--interval {} s: timeseries.csv would need more than {} rows for this "
+                                "run; use a larger interval",
+                                static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
 }
 
 void MetricsCollector::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) {
@@ -75,6 +93,24 @@ void MetricsCollector::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeM
   s.queued_jobs = static_cast<std::int64_t>(ctx.queued_jobs());
   s.queued_gpus = ctx.queued_gpus();
   s.running_jobs = static_cast<std::int64_t>(ctx.running().size());
+  if (extended_) {
+    const PowerBreakdown power = cluster_power(cluster, node_power_);
+    s.busy_power_w = power.gpu_busy_w;
+    s.idle_power_w = power.gpu_idle_w;
+    s.node_base_power_w = power.node_base_w;
+    s.off_power_w = power.off_w;
+    s.boot_power_w = power.boot_w;
+    for (const auto& g : cluster.groups()) {
+      s.down_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kDown)]) * g.gpus_per_node;
+      s.off_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kOff)] +
+                                              g.in_state[static_cast<int>(NodeState::kBooting)]) *
+                    g.gpus_per_node;
+    }
+    s.off_nodes = cluster.nodes_in_state(NodeState::kOff);
+    s.down_nodes = cluster.nodes_in_state(NodeState::kDown);
+    uncommitted_.push_back(s);
+    return;
+  }
   const auto& types = cluster.gpu_types();
   for (GpuTypeIndex t = 0; t < types.size(); ++t) {
     if (type_total_gpus_[t] == 0) continue;
@@ -102,6 +138,15 @@ void MetricsCollector::commit(const Segment& s) {
     totals_.idle_while_waiting_gpu_ms += static_cast<double>(total_gpus_ - s.busy_gpus) * dt;
   totals_.energy_busy_j += s.busy_power_w * dt / kMsPerSecond;
   totals_.energy_idle_j += s.idle_power_w * dt / kMsPerSecond;
+  if (extended_) {
+    totals_.energy_node_base_j += s.node_base_power_w * dt / kMsPerSecond;
+    totals_.energy_off_j += s.off_power_w * dt / kMsPerSecond;
+    totals_.energy_boot_j += s.boot_power_w * dt / kMsPerSecond;
+    totals_.down_gpu_ms += static_cast<double>(s.down_gpus) * dt;
+    totals_.off_gpu_ms += static_cast<double>(s.off_gpus) * dt;
+    if (const auto& carbon = ctx_->options().carbon)
+      totals_.emissions_g += carbon->grams(facility_power_w(s), s.from_ms, s.to_ms, carbon_cursor_);
+  }
   add_to_series(s);
 }
 
@@ -113,7 +158,8 @@ void MetricsCollector::add_to_series(const Segment& s) {
     const TimeMs row_end = std::min(s.to_ms, row_start + interval_ms_);
     if (series_.empty() || series_.back().start_ms != row_start) {
       SCHEDLAB_ASSERT(series_.empty() || series_.back().start_ms < row_start, "series rows ascend");
-      series_.push_back(SeriesRow{row_start, 0, 0, 0, 0, 0, 0});
+      if (series_.size() >= kMaxSeriesRows) throw_too_many_rows();
+      series_.push_back(SeriesRow{row_start, 0, 0, 0, 0, 0, 0, 0, 0});
     }
     SeriesRow& row = series_.back();
     const auto dt = static_cast<double>(row_end - t);
@@ -122,7 +168,13 @@ void MetricsCollector::add_to_series(const Segment& s) {
     row.queued_jobs_ms += static_cast<double>(s.queued_jobs) * dt;
     row.queued_gpus_ms += static_cast<double>(s.queued_gpus) * dt;
     row.running_jobs_ms += static_cast<double>(s.running_jobs) * dt;
-    row.energy_j += (s.busy_power_w + s.idle_power_w) * dt / kMsPerSecond;
+    if (extended_) {
+      row.energy_j += facility_power_w(s) * dt / kMsPerSecond;
+      row.off_nodes_ms += static_cast<double>(s.off_nodes) * dt;
+      row.down_nodes_ms += static_cast<double>(s.down_nodes) * dt;
+    } else {
+      row.energy_j += (s.busy_power_w + s.idle_power_w) * dt / kMsPerSecond;
+    }
     t = row_end;
   }
 }
@@ -136,7 +188,9 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   std::uint64_t restarts = 0;
   std::uint64_t preemptions = 0;
   std::uint64_t walltime_kills = 0;
+  std::uint64_t failures = 0;
   double lost_gpu_ms = 0;
+  std::map<std::string, std::uint64_t> rejected_by_reason;
   std::vector<double> waits;
   std::vector<double> jcts;
   std::vector<double> slowdowns;
@@ -148,35 +202,31 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
     const JobSpec& spec = trace.jobs[j];
     restarts += s.restarts;
     preemptions += s.preemptions;
+    failures += s.failures;
     lost_gpu_ms += static_cast<double>(s.lost_gpu_ms);
     if (s.status == JobStatus::kRejected) {
       ++rejected;
+      ++rejected_by_reason[reject_reason_text(s.reject_reason)];
       continue;
     }
     SCHEDLAB_ASSERT(s.status == JobStatus::kCompleted || s.status == JobStatus::kWalltimeReached,
                     "every job ends completed, killed or rejected");
     if (s.status == JobStatus::kCompleted) ++completed;
     else ++walltime_kills;
-    const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
     waits.push_back(seconds(s.first_start_ms - spec.submit_ms));
-    jcts.push_back(seconds(turnaround_ms));
-    slowdowns.push_back(std::max(1.0, static_cast<double>(turnaround_ms) /
-                                          static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs))));
+    jcts.push_back(seconds(s.finish_ms - spec.submit_ms));
+    slowdowns.push_back(bounded_slowdown(spec, s));
   }
   nlohmann::ordered_json out;
   out["policy"] = info.policy;
   out["trace"] = info.trace;
   out["cluster"] = {{"nodes", cluster.node_count()}, {"gpus", cluster.total_gpus()}};
   out["jobs"] = {{"submitted", trace.jobs.size()}, {"completed", completed}, {"rejected", rejected}};
-  if (walltime_kills > 0 || !ctx_->options().walltime_kill) out["jobs"]["walltime_reached"] = walltime_kills;
+  if (!rejected_by_reason.empty()) out["jobs"]["rejected_reasons"] = rejected_by_reason;
   out["makespan_s"] = round_to(seconds(totals_.span_ms), 3);
-  out["wait_s"] = distribution(std::move(waits), true);
-  out["jct_s"] = distribution(std::move(jcts), true);
-  {
-    auto bsld = distribution(std::move(slowdowns), false);
-    for (auto& [key, value] : bsld.items()) value = round_to(value.get<double>(), 6);
-    out["bounded_slowdown"] = bsld;
-  }
+  out["wait_s"] = distribution(std::move(waits), true, 3);
+  out["jct_s"] = distribution(std::move(jcts), true, 3);
+  out["bounded_slowdown"] = distribution(std::move(slowdowns), false, 6);
   out["utilization"] =
       totals_.capacity_gpu_ms > 0 ? round_to(totals_.busy_gpu_ms / totals_.capacity_gpu_ms, 6) : 0.0;
   out["gpu_hours"] = {
@@ -191,7 +241,9 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
       {"gpu_busy", round_to(totals_.energy_busy_j / kJoulesPerKwh, 6)},
       {"gpu_idle", round_to(totals_.energy_idle_j / kJoulesPerKwh, 6)},
   };
+  if (extended_) add_energy_keys(out);
   out["restarts"] = {{"total", restarts}, {"preemptions", preemptions}, {"walltime_kills", walltime_kills}};
+  if (extended_) out["restarts"]["failures"] = failures;
   out["engine"] = {{"events", info.engine.events},
                    {"instants", info.engine.instants},
                    {"wall_s", round_to(info.wall_s, 3)}};
@@ -202,6 +254,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
                     {"checkpoint_interval_s", round_to(seconds(options.checkpoint_interval_ms), 3)},
                     {"restart_overhead_s", round_to(seconds(options.restart_overhead_ms), 3)},
                     {"seed", options.seed}};
+  if (extended_) add_option_keys(out["options"]);
   // What the trace reader did: format and jobs skipped (and filtered out) by reason.
   nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : trace.skipped) skipped[reason] = count;
@@ -209,61 +262,142 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   return out;
 }
 
+double MetricsCollector::facility_power_w(const Segment& s) const {
+  return (s.busy_power_w + s.idle_power_w + s.node_base_power_w + s.off_power_w + s.boot_power_w) * pue_;
+}
+
+void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {
+  auto& hours = out["gpu_hours"];
+  hours["down"] = round_to(totals_.down_gpu_ms / kMsPerHour, 6);
+  hours["off"] = round_to(totals_.off_gpu_ms / kMsPerHour, 6);
+  const double it_j = totals_.energy_busy_j + totals_.energy_idle_j + totals_.energy_node_base_j +
+                      totals_.energy_off_j + totals_.energy_boot_j;
+  auto& energy = out["energy_kwh"];
+  energy["total"] = round_to(it_j * pue_ / kJoulesPerKwh, 6);
+  energy["node_base"] = round_to(totals_.energy_node_base_j / kJoulesPerKwh, 6);
+  energy["off"] = round_to(totals_.energy_off_j / kJoulesPerKwh, 6);
+  energy["boot"] = round_to(totals_.energy_boot_j / kJoulesPerKwh, 6);
+  energy["facility"] = round_to(it_j * (pue_ - 1.0) / kJoulesPerKwh, 6);
+  if (ctx_->options().carbon) out["emissions_kg"] = round_to(totals_.emissions_g / 1000.0, 6);
+}
+
+void MetricsCollector::add_option_keys(nlohmann::ordered_json& options_json) const {
+  const RunOptions& o = ctx_->options();
+  options_json["speed_model"] = speed_model_name(o.speed_model);
+  options_json["failures"] = o.failure_rate_per_1000_node_days > 0 ? o.failures_text : "off";
+  options_json["failure_trace"] = o.failure_trace ? o.failure_trace->path : "";
+  options_json["node_power"] = o.node_power;
+  options_json["pue"] = round_to(pue_, 6);
+  options_json["power_off_idle_s"] = round_to(seconds(o.power_off_idle_ms), 3);
+  options_json["boot_time_s"] = round_to(seconds(o.boot_time_ms), 3);
+  options_json["carbon"] = o.carbon ? o.carbon->path : "";
+}
+
 std::string MetricsCollector::jobs_csv() const {
   SCHEDLAB_ASSERT(ctx_ != nullptr, "jobs.csv rendered after a run");
   const Trace& trace = ctx_->trace();
   const Cluster& cluster = ctx_->cluster();
-  fmt::memory_buffer out;
-  out.reserve(trace.jobs.size() * 160 + 256);
-  fmt::format_to(std::back_inserter(out),
-                 "job_id,submission_time,requested_number_of_resources,requested_time,"
-                 "starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
-                 "allocated_resources,consumed_energy,final_state,bounded_slowdown,restarts,user,"
-                 "priority,preemptions,lost_gpu_seconds,status\n");
+  std::string out;
+  out.reserve(trace.jobs.size() * 140 + 256);
+  auto text = [&out](std::string_view value) { out.append(value); };
+  auto integer = [&out](std::int64_t value) { append_int(out, value); };
+  text("job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
+       "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
+       "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
+       "lost_gpu_seconds,status");
+  text(extended_ ? ",slowdown_factor,nodes,failures\n" : "\n");
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
     const JobState& s = ctx_->state(j);
-    const std::string& user = trace.strings.str(spec.user);
-    const std::string& status = trace.strings.str(spec.status);  // the trace's own status, if any
+    append_csv_field(out, spec.id);
+    text(",");
+    append_seconds(out, spec.submit_ms);
+    text(",");
+    integer(spec.gpus);
+    text(",");
+    append_seconds(out, s.walltime_ms);
+    text(",");
     if (s.status == JobStatus::kRejected) {
-      fmt::format_to(std::back_inserter(out), "{},{:.3f},{},{:.3f},,,,,,,,,{},,{},{},{},{},{:.3f},{}\n",
-                     csv_escape(spec.id), seconds(spec.submit_ms), spec.gpus, seconds(s.walltime_ms),
-                     batsim_final_state(s.status), s.restarts, csv_escape(user), spec.priority,
-                     s.preemptions, 0.0, csv_escape(status));
-      continue;
+      // Nothing ran: times, resources, energy and slowdown stay empty.
+      text(",,,,,,,,");
+    } else {
+      const TimeMs execution_ms = s.finish_ms - s.first_start_ms;
+      const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
+      const double stretch = execution_ms > 0 ? static_cast<double>(turnaround_ms) / static_cast<double>(execution_ms) : 1.0;
+      append_seconds(out, s.first_start_ms);
+      text(",");
+      append_seconds(out, execution_ms);
+      text(",");
+      append_seconds(out, s.finish_ms);
+      text(",");
+      append_seconds(out, s.first_start_ms - spec.submit_ms);
+      text(",");
+      append_seconds(out, turnaround_ms);
+      text(",");
+      append_fixed(out, stretch, 6);
+      text(",");
+      cluster.append_gpu_id_ranges(out, s.placement);
+      text(",");
+      append_fixed(out, s.energy_j, 3);
+      text(",");
     }
-    const TimeMs execution_ms = s.finish_ms - s.first_start_ms;
-    const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
-    const double stretch = execution_ms > 0 ? static_cast<double>(turnaround_ms) / static_cast<double>(execution_ms) : 1.0;
-    const double bsld = std::max(1.0, static_cast<double>(turnaround_ms) /
-                                          static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
-    fmt::format_to(std::back_inserter(out),
-                   "{},{:.3f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f},{},{:.3f},{},{:.6f},{},{},{},{},{:.3f},{}\n",
-                   csv_escape(spec.id), seconds(spec.submit_ms), spec.gpus, seconds(s.walltime_ms),
-                   seconds(s.first_start_ms), seconds(execution_ms), seconds(s.finish_ms),
-                   seconds(s.first_start_ms - spec.submit_ms), seconds(turnaround_ms), round_to(stretch, 6),
-                   cluster.gpu_id_ranges(s.placement), round_to(s.energy_j, 3), batsim_final_state(s.status),
-                   round_to(bsld, 6), s.restarts, csv_escape(user), spec.priority, s.preemptions,
-                   seconds(s.lost_gpu_ms), csv_escape(status));
+    text(batsim_final_state(s.status));
+    text(",");
+    if (s.status != JobStatus::kRejected) append_fixed(out, bounded_slowdown(spec, s), 6);
+    text(",");
+    integer(s.restarts);
+    text(",");
+    append_csv_field(out, trace.strings.str(spec.user));
+    text(",");
+    integer(spec.priority);
+    text(",");
+    integer(s.preemptions);
+    text(",");
+    append_seconds(out, s.lost_gpu_ms);
+    text(",");
+    append_csv_field(out, trace.strings.str(spec.status));  // the trace's own status, if any
+    if (extended_) {
+      // Last attempt's slowdown (reference speed / progress rate) and node count; failures.
+      text(",");
+      if (s.status != JobStatus::kRejected) {
+        append_fixed(out, s.slowdown, 6);
+        text(",");
+        integer(static_cast<std::int64_t>(s.placement.size()));
+      } else {
+        text(",");
+      }
+      text(",");
+      integer(s.failures);
+    }
+    text("\n");
   }
-  return fmt::to_string(out);
+  return out;
 }
 
 std::string MetricsCollector::timeseries_csv() const {
-  fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out),
-                 "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n");
+  std::string out = extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
+                              "nodes_off,nodes_down\n"
+                            : "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n";
+  out.reserve(series_.size() * 64 + out.size());
   for (const auto& row : series_) {
     const auto covered = static_cast<double>(row.covered_ms);
     const double busy = row.busy_gpu_ms / covered;
-    fmt::format_to(std::back_inserter(out), "{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
-                   seconds(row.start_ms), round_to(busy, 3),
-                   round_to(static_cast<double>(total_gpus_) - busy, 3),
-                   round_to(row.queued_jobs_ms / covered, 3), round_to(row.queued_gpus_ms / covered, 3),
-                   round_to(row.running_jobs_ms / covered, 3),
-                   round_to(row.energy_j * kMsPerSecond / covered, 3));
+    append_seconds(out, row.start_ms);
+    for (double value : {busy, static_cast<double>(total_gpus_) - busy, row.queued_jobs_ms / covered,
+                         row.queued_gpus_ms / covered, row.running_jobs_ms / covered,
+                         row.energy_j * kMsPerSecond / covered}) {
+      out.push_back(',');
+      append_fixed(out, value, 3);
+    }
+    if (extended_) {
+      for (double value : {row.off_nodes_ms / covered, row.down_nodes_ms / covered}) {
+        out.push_back(',');
+        append_fixed(out, value, 3);
+      }
+    }
+    out.push_back('\n');
   }
-  return fmt::to_string(out);
+  return out;
 }
 
 }  // namespace schedlab

@@ -37,4 +37,22 @@ std::string estimate_name(const RunOptions& options) {
   return "exact";
 }
 
+SpeedModel parse_speed_model(const std::string& text) {
+  if (text == "off") return SpeedModel::kOff;
+  if (text == "gpu") return SpeedModel::kGpu;
+  if (text == "comm") return SpeedModel::kComm;
+  if (text == "full") return SpeedModel::kFull;
+  throw ConfigError(fmt::format("--speed-model '{}': expected off, gpu, comm or full", text));
+}
+
+const char* speed_model_name(SpeedModel model) {
+  switch (model) {
+    case SpeedModel::kOff: return "off";
+    case SpeedModel::kGpu: return "gpu";
+    case SpeedModel::kComm: return "comm";
+    case SpeedModel::kFull: return "full";
+  }
+  return "off";
+}
+
 }  // namespace schedlab

@@ -14,6 +14,12 @@ namespace schedlab {
 
 inline constexpr TimeMs kUnsetMs = -1;
 
+// How strongly a job's progress suffers when its GPUs are spread over slower links (trace column
+// `comm`; docs/cluster.md). Used only with a speed model that includes communication.
+enum class CommSensitivity : std::uint8_t { kNone, kLow, kMedium, kHigh };
+inline constexpr int kCommSensitivityCount = 4;
+const char* comm_sensitivity_name(CommSensitivity comm);
+
 // One job as the trace describes it. All times are integer milliseconds.
 struct JobSpec {
   std::string id;                          // unique within the trace
@@ -27,6 +33,8 @@ struct JobSpec {
   StringId gpu_type = 0;                   // constraint; 0 = any type
   StringId status = 0;                     // original trace status, if the format has one
   bool preemptible = true;
+  CommSensitivity comm = CommSensitivity::kMedium;  // trace column `comm`
+  std::uint32_t speed_profile = 0;  // into Trace::speed_profiles; 0 = none (column `speeds`)
   TimeMs checkpoint_interval_ms = kUnsetMs;  // kUnsetMs = use the run's default
   TimeMs restart_overhead_ms = kUnsetMs;     // kUnsetMs = use the run's default
   std::uint32_t line = 0;                  // 1-based line of the record in its file
@@ -38,6 +46,9 @@ struct Trace {
   std::string format;  // reader that produced it, e.g. "native"
   std::vector<JobSpec> jobs;
   StringPool strings;
+  // Per-job relative GPU speeds (trace column `speeds`, "TYPE=X;..."): [profile] = (gpu type
+  // name, speed > 0) pairs overriding the cluster's per-type speed. Profile 0 is empty.
+  std::vector<std::vector<std::pair<StringId, double>>> speed_profiles{{}};
   // Jobs the reader skipped, by reason (count), e.g. "no duration". Deterministic order.
   std::vector<std::pair<std::string, std::uint64_t>> skipped;
 };
@@ -67,6 +78,7 @@ const char* batsim_final_state(JobStatus status);
 struct JobState {
   JobStatus status = JobStatus::kNotSubmitted;
   RejectReason reject_reason = RejectReason::kNone;
+  std::uint16_t failures = 0;              // attempts killed by a node failure (saturates)
   std::uint32_t attempt = 0;               // incremented at each start; stale events carry old ones
   TimeMs first_start_ms = kUnsetMs;
   TimeMs last_start_ms = kUnsetMs;         // start of the current/last attempt
@@ -79,6 +91,10 @@ struct JobState {
   TimeMs run_ms = 0;                       // total time held GPUs, over all attempts
   TimeMs lost_gpu_ms = 0;                  // GPU-ms redone or spent on restart overhead
   double energy_j = 0.0;
+  // Slowdown of the current/last attempt: ms held per reference-ms of work, the inverse of its
+  // progress rate (1 = reference speed). Above 1 on slower GPUs or when its placement crosses
+  // slow links (docs/cluster.md).
+  double slowdown = 1.0;
   std::uint32_t restarts = 0;
   std::uint32_t preemptions = 0;
   Placement placement;                     // current (running) or last placement

@@ -49,6 +49,13 @@ class MetricsCollector : public Observer {
     double idle_while_waiting_gpu_ms = 0;
     double energy_busy_j = 0;
     double energy_idle_j = 0;
+    // Cluster models (docs/cluster.md); zero unless a model is on.
+    double energy_node_base_j = 0;
+    double energy_off_j = 0;
+    double energy_boot_j = 0;
+    double down_gpu_ms = 0;  // GPU-time on failed nodes
+    double off_gpu_ms = 0;   // GPU-time on nodes powered off or booting
+    double emissions_g = 0;  // with --carbon
   };
   const Totals& totals() const { return totals_; }
 
@@ -63,6 +70,14 @@ class MetricsCollector : public Observer {
     std::int64_t running_jobs = 0;
     double busy_power_w = 0;
     double idle_power_w = 0;
+    // Cluster models only (extended_).
+    double node_base_power_w = 0;
+    double off_power_w = 0;
+    double boot_power_w = 0;
+    std::int64_t down_gpus = 0;
+    std::int64_t off_gpus = 0;
+    std::int64_t off_nodes = 0;
+    std::int64_t down_nodes = 0;
   };
   struct SeriesRow {
     TimeMs start_ms = 0;
@@ -72,11 +87,22 @@ class MetricsCollector : public Observer {
     double queued_gpus_ms = 0;
     double running_jobs_ms = 0;
     double energy_j = 0;
+    double off_nodes_ms = 0;
+    double down_nodes_ms = 0;
   };
   void commit(const Segment& segment);
+  [[noreturn]] void throw_too_many_rows() const;
   void add_to_series(const Segment& segment);
+  double facility_power_w(const Segment& segment) const;
+  void add_energy_keys(nlohmann::ordered_json& out) const;
+  void add_option_keys(nlohmann::ordered_json& options_json) const;
 
   const SchedContext* ctx_ = nullptr;
+  // Whether a cluster model is on: outputs gain their cluster-model keys and columns.
+  bool extended_ = false;
+  bool node_power_ = false;
+  double pue_ = 1.0;
+  std::size_t carbon_cursor_ = 0;
   TimeMs interval_ms_ = 300'000;
   std::int64_t total_gpus_ = 0;
   std::vector<std::int64_t> type_total_gpus_;

@@ -17,6 +17,7 @@ enum class JobTransition : std::uint8_t {
   kPreempted,  // interrupted by the policy, back in the queue
   kCompleted,  // ran its whole duration
   kWalltimeReached,
+  kFailed,     // killed by a node failure, back in the queue (cluster failure model)
 };
 
 class Observer {
@@ -25,6 +26,8 @@ class Observer {
   virtual void on_begin(const SchedContext& /*ctx*/) {}
   virtual void on_advance(const SchedContext& /*ctx*/, TimeMs /*from_ms*/, TimeMs /*to_ms*/) {}
   virtual void on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition /*what*/) {}
+  // A node changed NodeState (failure, repair, power off, boot); `from` is its previous state.
+  virtual void on_node(const SchedContext& /*ctx*/, NodeIndex /*node*/, NodeState /*from*/) {}
   virtual void on_end(const SchedContext& /*ctx*/) {}
 };
 

@@ -64,6 +64,10 @@ class Decisions {
   virtual void preempt(JobIndex job) = 0;
   // Asks for schedule() to run again at `time_ms` (> now) even if nothing else happens.
   virtual void wake_at(TimeMs time_ms) = 0;
+  // Asks for a powered-off node (cluster().node_state(node) == NodeState::kOff) to power on: it
+  // boots for --boot-time, drawing power, then offers its GPUs. No-op for a node that is not off.
+  // Throws PolicyError for a node index that does not exist. (docs/cluster.md)
+  virtual void wake_node(NodeIndex /*node*/) {}
 };
 
 class Policy {

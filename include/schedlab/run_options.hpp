@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "schedlab/types.hpp"
@@ -15,6 +17,17 @@ enum class EstimateMode : std::uint8_t {
   kColumn,  // the trace must give a walltime for every job
 };
 
+// Which parts of the placement-dependent speed model are on (docs/cluster.md).
+enum class SpeedModel : std::uint8_t {
+  kOff,   // every job progresses at reference speed
+  kGpu,   // at the speed of the slowest GPU type in its placement
+  kComm,  // slowed by the slowest link level its placement crosses
+  kFull,  // both
+};
+
+struct FailureTrace;  // failure_model.hpp
+struct CarbonSeries;  // carbon.hpp
+
 struct RunOptions {
   std::string placement = "pack";
   EstimateMode estimate = EstimateMode::kExact;
@@ -24,7 +37,35 @@ struct RunOptions {
   TimeMs restart_overhead_ms = 30'000;      // charged at each restart before progress resumes
   TimeMs timeseries_interval_ms = 300'000;  // width of timeseries.csv rows
   std::uint64_t seed = 1;
+
+  // Cluster models (docs/cluster.md). All off by default: results and outputs are then exactly
+  // those of the plain GPU model.
+  SpeedModel speed_model = SpeedModel::kOff;
+  double failure_rate_per_1000_node_days = 0;   // --failures rate=R; 0 = no generated failures
+  TimeMs repair_ms = 24 * 3'600'000;            // --failures repair=H
+  std::optional<std::uint64_t> failure_seed;    // --failures seed=S; unset = --seed
+  std::string failures_text;                    // the --failures argument as given
+  std::shared_ptr<const FailureTrace> failure_trace;  // --failure-trace FILE
+  bool node_power = false;                      // --node-power: node base and off power
+  double pue = 0;                               // --pue; 0 = the cluster spec's (default 1.0)
+  TimeMs power_off_idle_ms = 0;                 // --power-off-idle; 0 = nodes never turn off
+  TimeMs boot_time_ms = 300'000;                // --boot-time
+  std::shared_ptr<const CarbonSeries> carbon;   // --carbon FILE
+
+  bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
+  bool speed_gpu_on() const { return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull; }
+  bool speed_comm_on() const { return speed_model == SpeedModel::kComm || speed_model == SpeedModel::kFull; }
+  // Any cluster model switched on by an option (the cluster spec's PUE counts too: see
+  // cluster_models_active in power_model.hpp).
+  bool cluster_models_on() const {
+    return speed_model != SpeedModel::kOff || failures_on() || node_power || pue > 0 ||
+           power_off_idle_ms > 0 || carbon;
+  }
 };
+
+// Parses "off", "gpu", "comm" or "full"; throws ConfigError.
+SpeedModel parse_speed_model(const std::string& text);
+const char* speed_model_name(SpeedModel model);
 
 // Parses "exact", "factor:X" (X > 0) or "column"; throws ConfigError.
 void parse_estimate(const std::string& text, RunOptions& options);

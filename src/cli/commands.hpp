@@ -43,6 +43,15 @@ struct SimulationOptions {
   std::uint64_t seed = 1;
   bool reproducible = false;
   std::vector<std::string> filters;  // --filter KEY=VALUE (schedlab/trace_filter.hpp)
+  // Cluster models (docs/cluster.md).
+  std::string speed_model = "off";
+  std::string failures;       // rate=R[,repair=H][,seed=S]
+  std::string failure_trace;  // FILE
+  bool node_power = false;
+  double pue = 0;             // 0 = the cluster spec's
+  double power_off_idle_s = 0;
+  double boot_time_s = 300;
+  std::string carbon;         // FILE
 };
 void add_simulation_options(CLI::App& command, SimulationOptions& options);
 // Validates and converts; throws ConfigError.

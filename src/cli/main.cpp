@@ -6,11 +6,13 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "huge_pages.hpp"
 #include "schedlab/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace schedlab;
   using namespace schedlab::cli;
+  reexec_with_huge_pages(argv);
   auto logger = spdlog::stderr_logger_st("schedlab");
   logger->set_pattern("schedlab: %l: %v");
   spdlog::set_default_logger(logger);

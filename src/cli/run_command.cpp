@@ -2,8 +2,10 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "stopwatch.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/simulation.hpp"
@@ -45,13 +47,17 @@ Action add_run_command(CLI::App& app) {
     make_policy(request.policy, request.params);
     make_placement(request.options.placement);
     prepare_baseline_gate(args->gate);
+    Stopwatch stopwatch;
     const Trace trace = load_trace(args->sim.trace, args->sim.format, args->sim.filters);
+    spdlog::info("read {} jobs in {:.3f} s", trace.jobs.size(), stopwatch.lap_s());
     const SimulationResult result = simulate(trace, cluster, request);
+    spdlog::info("simulated {} events in {:.3f} s", result.engine.events, stopwatch.lap_s());
     const std::string summary_text = result.summary.dump(2) + "\n";
     if (!args->out_dir.empty()) {
       write_files_atomically(args->out_dir, {{"summary.json", summary_text},
                                              {"jobs.csv", result.jobs_csv},
                                              {"timeseries.csv", result.timeseries_csv}});
+      spdlog::info("wrote outputs to {} in {:.3f} s", args->out_dir, stopwatch.lap_s());
     }
     const std::string shown = args->json ? summary_text : format_summary_table(result.summary);
     std::fwrite(shown.data(), 1, shown.size(), stdout);

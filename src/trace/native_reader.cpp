@@ -1,5 +1,6 @@
 // schedlab's native CSV trace format. Columns and rules: docs/traces.md#native.
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -14,12 +15,13 @@ namespace {
 
 enum Column : std::size_t {
   kId, kSubmit, kGpus, kDuration, kWalltime, kPriority, kUser, kTenant, kGpuType,
-  kPreemptible, kCheckpointInterval, kRestartOverhead, kStatus, kColumnCount
+  kPreemptible, kCheckpointInterval, kRestartOverhead, kStatus, kComm, kSpeeds, kColumnCount
 };
 
 constexpr const char* kColumnNames[kColumnCount] = {
     "id", "submit_time", "gpus", "duration", "walltime", "priority", "user", "tenant",
-    "gpu_type", "preemptible", "checkpoint_interval", "restart_overhead", "status"};
+    "gpu_type", "preemptible", "checkpoint_interval", "restart_overhead", "status", "comm",
+    "speeds"};
 constexpr std::size_t kRequiredColumns = 4;  // the first four
 
 class NativeReader {
@@ -62,6 +64,8 @@ class NativeReader {
         job.checkpoint_interval_ms = seconds(fields, kCheckpointInterval, line, /*allow_zero=*/true);
       if (has(kRestartOverhead) && !trim(field(fields, kRestartOverhead)).empty())
         job.restart_overhead_ms = seconds(fields, kRestartOverhead, line, /*allow_zero=*/true);
+      if (has(kComm)) job.comm = comm_sensitivity(fields, line);
+      if (has(kSpeeds)) job.speed_profile = speed_profile(fields, line, trace);
       trace.jobs.push_back(std::move(job));
     }
     if (trace.jobs.empty()) throw TraceError(path_, 2, "no jobs: the file has a header but no rows");
@@ -125,6 +129,45 @@ class NativeReader {
     return *value;
   }
 
+  // Column `comm`: none | low | medium | high; empty = medium (docs/cluster.md).
+  CommSensitivity comm_sensitivity(const std::vector<std::string_view>& fields,
+                                   std::size_t line) const {
+    const std::string_view text = trim(field(fields, kComm));
+    if (text.empty() || text == "medium") return CommSensitivity::kMedium;
+    if (text == "none") return CommSensitivity::kNone;
+    if (text == "low") return CommSensitivity::kLow;
+    if (text == "high") return CommSensitivity::kHigh;
+    throw bad(line, kComm, text, "none, low, medium or high");
+  }
+
+  // Column `speeds`: "TYPE=SPEED;TYPE=SPEED", SPEED > 0; empty = none (docs/cluster.md).
+  std::uint32_t speed_profile(const std::vector<std::string_view>& fields, std::size_t line,
+                              Trace& trace) {
+    const std::string_view text = trim(field(fields, kSpeeds));
+    if (text.empty()) return 0;
+    if (const auto known = profile_ids_.find(text); known != profile_ids_.end())
+      return known->second;
+    std::vector<std::pair<StringId, double>> profile;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t semi = text.find(';', start);
+      const std::string_view item = trim(text.substr(
+          start, semi == std::string_view::npos ? std::string_view::npos : semi - start));
+      start = semi == std::string_view::npos ? text.size() + 1 : semi + 1;
+      const std::size_t eq = item.find('=');
+      const auto speed =
+          eq == std::string_view::npos ? std::nullopt : parse_double(item.substr(eq + 1));
+      if (!speed || !(*speed >= 1e-3 && *speed <= 1e3) || trim(item.substr(0, eq)).empty())
+        throw bad(line, kSpeeds, text,
+                  "TYPE=SPEED items separated by ';' with SPEED in 0.001..1000");
+      profile.emplace_back(trace.strings.intern(trim(item.substr(0, eq))), *speed);
+    }
+    trace.speed_profiles.push_back(std::move(profile));
+    const auto id = static_cast<std::uint32_t>(trace.speed_profiles.size() - 1);
+    profile_ids_.emplace(std::string(text), id);
+    return id;
+  }
+
   bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line, bool fallback) const {
     const std::string_view text = trim(field(fields, c));
     if (text.empty()) return fallback;
@@ -138,8 +181,10 @@ class NativeReader {
   std::string_view text_;
   CsvReader csv_;
   std::size_t header_size_ = 0;
-  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
-                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing};
+  std::map<std::string, std::uint32_t, std::less<>> profile_ids_;  // `speeds` text -> profile
+  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing};
 };
 
 }  // namespace

@@ -64,6 +64,7 @@ void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransit
       held_gpus_ += ctx.spec(job).gpus;
       break;
     case JobTransition::kPreempted:
+    case JobTransition::kFailed:
     case JobTransition::kCompleted:
     case JobTransition::kWalltimeReached:
       if (what == JobTransition::kPreempted) ++preemptions_;

@@ -95,3 +95,12 @@ TEST_CASE("integrals stop at the last finish even if a later arrival is rejected
   CHECK(r.summary["utilization"].get<double>() == 0.5);
   CHECK(r.summary["jobs"]["rejected"] == 1);
 }
+
+TEST_CASE("an interval that would need too many timeseries rows is an input error", "[metrics]") {
+  const Trace trace = trace_from_csv("id,submit_time,gpus,duration\na,0,1,10\nb,100000,1,10\n");
+  RunOptions options;
+  options.timeseries_interval_ms = 1;
+  CHECK_THROWS_WITH(run_checked(trace, "1x2", "fifo", {}, options),
+                    "--interval 0.001 s: timeseries.csv would need more than 5000000 rows for this run; use a "
+                    "larger interval");
+}
