@@ -70,20 +70,30 @@ class LasPolicy final : public Policy {
     apply_promotions(ctx);
     std::uint32_t lowest_failed_queue = kNoQueue;
     TimeMs wake_ms = kNever;
+    // Later jobs sit in the same or higher-numbered queues, so they have no more victims and
+    // no more free GPUs than an earlier one: once a job of N GPUs of a type found no room,
+    // no later job of N or more GPUs of that type (or of any type, for an untyped one) can.
+    FailedSizes failed;
     // Tries one waiting job; false when no later job can start either.
     auto visit = [&](const Entry& entry) {
       const auto [queue, submit_ms, job] = entry;
       const bool victims_exist = !running_.empty() && std::prev(running_.end())->first > queue;
-      // Later jobs sit in the same or higher-numbered queues: no GPU and no victim ends it.
       if (ctx.cluster().free_gpus() == 0 && !victims_exist) {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         return false;
+      }
+      const GpuTypeIndex type = ctx.job_gpu_type(job);
+      const int gpus = ctx.spec(job).gpus;
+      if (failed.rules_out(type, gpus)) {
+        lowest_failed_queue = std::min(lowest_failed_queue, queue);
+        return true;
       }
       if ((fits(ctx, job) && decisions.try_start(job)) ||
           (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms))) {
         started(ctx, job, lowest_failed_queue);
       } else {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
+        failed.add(type, gpus);
       }
       return true;
     };

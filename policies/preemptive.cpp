@@ -49,19 +49,25 @@ class PreemptivePolicy final : public Policy {
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     mirror_.begin(ctx);
     TimeMs wake_ms = kNever;
+    // Later jobs have no higher priority, so no more victims or free GPUs (see FailedSizes).
+    FailedSizes failed;
     for (auto it = queue_.begin(); it != queue_.end();) {
       const JobIndex job = it->second;
       const std::int64_t priority = ctx.spec(job).priority;
       const bool victims_exist = !running_.empty() && running_.begin()->first < priority;
-      // Later jobs have no higher priority: with no GPU free and no victim, nothing can start.
+      // With no GPU free and no victim, nothing later can start.
       if (ctx.cluster().free_gpus() == 0 && !victims_exist) break;
       ++it;  // `job` may leave the queue below
+      const GpuTypeIndex type = ctx.job_gpu_type(job);
+      const int gpus = ctx.spec(job).gpus;
+      if (failed.rules_out(type, gpus)) continue;
       if (fits(ctx, job) && decisions.try_start(job)) {
         started(ctx, job);
         continue;
       }
       if (victims_exist && preempt_for(ctx, decisions, job, wake_ms)) continue;
       if (blocking_) break;
+      failed.add(type, gpus);
     }
     if (wake_ms != kNever && wake_ms > ctx.now()) decisions.wake_at(wake_ms);
   }

@@ -224,6 +224,21 @@ std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, Clu
   return victims_across_nodes(ctx, mirror, job, candidates, cost);
 }
 
+void FailedSizes::add(GpuTypeIndex type, int gpus) {
+  for (auto& [t, smallest] : smallest_) {
+    if (t != type) continue;
+    smallest = std::min(smallest, gpus);
+    return;
+  }
+  smallest_.emplace_back(type, gpus);
+}
+
+bool FailedSizes::rules_out(GpuTypeIndex type, int gpus) const {
+  for (const auto& [t, smallest] : smallest_)
+    if ((t == type || t == kAnyGpuType) && gpus >= smallest) return true;
+  return false;
+}
+
 void param_error(const std::string& policy, const std::string& key, const std::string& value,
                  const std::string& expected) {
   throw ConfigError(

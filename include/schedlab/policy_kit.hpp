@@ -77,6 +77,19 @@ std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, Clu
                                                     JobIndex job,
                                                     const std::vector<JobIndex>& candidates);
 
+// Within one schedule() pass over jobs whose chances only shrink as the pass goes on (no GPU
+// is released to later jobs, victims only become fewer), the smallest GPU count per type that
+// already found no room: a later job needing at least that many GPUs of that type, or of any
+// type after an untyped failure, cannot find room either.
+class FailedSizes {
+ public:
+  void add(GpuTypeIndex type, int gpus);
+  bool rules_out(GpuTypeIndex type, int gpus) const;
+
+ private:
+  std::vector<std::pair<GpuTypeIndex, int>> smallest_;  // few entries: one per type seen
+};
+
 // Parameter helpers: each throws ConfigError "--param key=value: policy 'P' expects ...".
 // Seconds (decimal) as milliseconds, >= 0.
 TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
