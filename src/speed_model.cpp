@@ -22,7 +22,8 @@ CommFactors::CommFactors() {
     for (int comm = 0; comm < 4; ++comm) factor[level][comm] = kDefaults[level][comm];
 }
 
-SpeedModelEvaluator::SpeedModelEvaluator(const Trace& trace, const Cluster& cluster, SpeedModel model)
+SpeedModelEvaluator::SpeedModelEvaluator(const Trace& trace, const Cluster& cluster,
+                                         SpeedModel model)
     : gpu_on_(model == SpeedModel::kGpu || model == SpeedModel::kFull),
       comm_on_(model == SpeedModel::kComm || model == SpeedModel::kFull),
       type_count_(cluster.gpu_types().size()) {
@@ -37,7 +38,8 @@ SpeedModelEvaluator::SpeedModelEvaluator(const Trace& trace, const Cluster& clus
   }
 }
 
-double SpeedModelEvaluator::gpu_speed(const Cluster& cluster, const JobSpec& spec, GpuTypeIndex type) const {
+double SpeedModelEvaluator::gpu_speed(const Cluster& cluster, const JobSpec& spec,
+                                      GpuTypeIndex type) const {
   if (!gpu_on_) return 1.0;
   if (spec.speed_profile != 0 && spec.speed_profile * type_count_ < profile_speeds_.size()) {
     const double own = profile_speeds_[spec.speed_profile * type_count_ + type];
@@ -73,7 +75,8 @@ TimeMs work_time_ms(TimeMs remaining_ms, double slowdown) {
   if (slowdown == 1.0) return remaining_ms;
   // Capped far beyond any trace (about 31 million years) so times stay representable.
   constexpr double kCapMs = 1e18;
-  return static_cast<TimeMs>(std::min(kCapMs, std::ceil(static_cast<double>(remaining_ms) * slowdown)));
+  return static_cast<TimeMs>(
+      std::min(kCapMs, std::ceil(static_cast<double>(remaining_ms) * slowdown)));
 }
 
 TimeMs progress_at_slowdown(TimeMs elapsed_ms, TimeMs remaining_ms, double slowdown) {

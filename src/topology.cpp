@@ -5,10 +5,10 @@
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
-#include <fmt/format.h>
 
 #include "schedlab/error.hpp"
 
@@ -26,7 +26,8 @@ struct EdgeInfo {
   double gbps = 0;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, EdgeInfo>;
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, EdgeInfo>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
 // Records, along the BFS tree from one source, the hop count and the smallest link bandwidth.
@@ -79,9 +80,10 @@ Topology::Topology(const Cluster& cluster) {
   for (std::size_t r = 0; r < racks; ++r)
     rack_unit_[r] = rack_pod_[r] != kNoPod ? rack_pod_[r] : unit_count_++;
   if (unit_count_ > kMaxUnits)
-    throw ConfigError(fmt::format("{}: {} racks outside pods are more than the topology model supports "
-                                  "({}); group racks into pods (node_groups[].pod)",
-                                  cluster.source(), unit_count_, kMaxUnits));
+    throw ConfigError(
+        fmt::format("{}: {} racks outside pods are more than the topology model supports "
+                    "({}); group racks into pods (node_groups[].pod)",
+                    cluster.source(), unit_count_, kMaxUnits));
 
   // The graph: spine, pods, racks, nodes, NVLink domains.
   Graph graph;
@@ -94,7 +96,8 @@ Topology::Topology(const Cluster& cluster) {
   std::vector<Vertex> rack_vertex(racks);
   rack_uplink_gbps_.assign(racks, spec.rack_uplink_gbps);
   for (std::size_t r = 0; r < racks; ++r) {
-    rack_vertex[r] = boost::add_vertex(VertexInfo{VertexKind::kRack, static_cast<std::uint32_t>(r)}, graph);
+    rack_vertex[r] =
+        boost::add_vertex(VertexInfo{VertexKind::kRack, static_cast<std::uint32_t>(r)}, graph);
     const Vertex up = rack_pod_[r] != kNoPod ? pod_vertex[rack_pod_[r]] : spine;
     boost::add_edge(rack_vertex[r], up, EdgeInfo{spec.rack_uplink_gbps}, graph);
   }
@@ -111,7 +114,8 @@ Topology::Topology(const Cluster& cluster) {
     const int domains = (node.gpus + group.nvlink_domain_gpus - 1) / group.nvlink_domain_gpus;
     for (int d = 0; d < domains; ++d) {
       const Vertex dv = boost::add_vertex(VertexInfo{VertexKind::kDomain, domain++}, graph);
-      boost::add_edge(dv, v, EdgeInfo{domains > 1 ? spec.intra_node_gbps : spec.nvlink_gbps}, graph);
+      boost::add_edge(dv, v, EdgeInfo{domains > 1 ? spec.intra_node_gbps : spec.nvlink_gbps},
+                      graph);
     }
   }
   vertex_count_ = boost::num_vertices(graph);
@@ -141,13 +145,14 @@ Topology::Topology(const Cluster& cluster) {
     std::fill(hops.begin(), hops.end(), std::numeric_limits<std::uint16_t>::max());
     std::fill(bottleneck.begin(), bottleneck.end(), std::numeric_limits<double>::infinity());
     hops[unit_vertex[a]] = 0;
-    boost::breadth_first_search(
-        switches, unit_vertex[a],
-        boost::visitor(DistanceRecorder<Filtered>(hops, bottleneck))
-            .color_map(boost::make_iterator_property_map(colors.begin(), boost::get(boost::vertex_index, graph))));
+    boost::breadth_first_search(switches, unit_vertex[a],
+                                boost::visitor(DistanceRecorder<Filtered>(hops, bottleneck))
+                                    .color_map(boost::make_iterator_property_map(
+                                        colors.begin(), boost::get(boost::vertex_index, graph))));
     for (std::uint32_t b = 0; b < unit_count_; ++b) {
       const Vertex vb = unit_vertex[b];
-      SCHEDLAB_ASSERT(hops[vb] != std::numeric_limits<std::uint16_t>::max(), "every unit is reachable");
+      SCHEDLAB_ASSERT(hops[vb] != std::numeric_limits<std::uint16_t>::max(),
+                      "every unit is reachable");
       unit_hops_[unit_index(a, b)] = hops[vb];
       unit_bottleneck_gbps_[unit_index(a, b)] = static_cast<float>(a == b ? 0.0 : bottleneck[vb]);
     }

@@ -54,12 +54,12 @@ class Topology {
   std::uint32_t unit_index(std::uint32_t a, std::uint32_t b) const { return a * unit_count_ + b; }
 
   std::vector<std::uint32_t> node_rack_;
-  std::vector<double> node_uplink_gbps_;      // node to its rack switch
-  std::vector<std::uint32_t> rack_unit_;      // aggregation unit of each rack
-  std::vector<std::uint32_t> rack_pod_;       // pod or kNoPod
-  std::vector<double> rack_uplink_gbps_;      // rack switch to its pod switch or the spine
-  std::vector<std::uint16_t> unit_hops_;      // [a * units + b]: links between unit switches
-  std::vector<float> unit_bottleneck_gbps_;   // [a * units + b]
+  std::vector<double> node_uplink_gbps_;     // node to its rack switch
+  std::vector<std::uint32_t> rack_unit_;     // aggregation unit of each rack
+  std::vector<std::uint32_t> rack_pod_;      // pod or kNoPod
+  std::vector<double> rack_uplink_gbps_;     // rack switch to its pod switch or the spine
+  std::vector<std::uint16_t> unit_hops_;     // [a * units + b]: links between unit switches
+  std::vector<float> unit_bottleneck_gbps_;  // [a * units + b]
   std::uint32_t unit_count_ = 0;
   std::uint32_t pod_count_ = 0;
   double nvlink_gbps_ = 0;

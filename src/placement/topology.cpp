@@ -32,7 +32,8 @@ struct Candidate {
 GpuMask domain_aware_bits(const Cluster& cluster, NodeIndex node, int count) {
   const Node& n = cluster.node(node);
   const int domain = cluster.groups()[n.group].nvlink_domain_gpus;
-  if (domain >= n.gpus || count > domain) return placement_kit::lowest_free_bits(n.free_mask, count);
+  if (domain >= n.gpus || count > domain)
+    return placement_kit::lowest_free_bits(n.free_mask, count);
   const GpuMask domain_mask = domain >= 64 ? ~GpuMask{0} : ((GpuMask{1} << domain) - 1);
   int best_free = kMaxGpusPerNode + 1;
   int best = -1;
@@ -55,7 +56,8 @@ class TopologyPlacement final : public PlacementStrategy {
  public:
   const char* name() const override { return "topology"; }
 
-  std::optional<Placement> place(const Cluster& cluster, GpuTypeIndex type, int gpus) const override {
+  std::optional<Placement> place(const Cluster& cluster, GpuTypeIndex type,
+                                 int gpus) const override {
     if (gpus < 1 || cluster.free_gpus_of(type) < gpus) return std::nullopt;
     if (gpus <= cluster.max_node_gpus(type)) {
       const auto node = placement_kit::best_fit_node(cluster, type, gpus);
@@ -66,13 +68,15 @@ class TopologyPlacement final : public PlacementStrategy {
   }
 
  private:
-  static std::optional<Placement> place_multi_node(const Cluster& cluster, GpuTypeIndex type, int gpus) {
+  static std::optional<Placement> place_multi_node(const Cluster& cluster, GpuTypeIndex type,
+                                                   int gpus) {
     std::vector<Candidate> candidates;
     for (const auto& group : cluster.groups()) {
       if (!Cluster::type_matches(type, group.type)) continue;
       for (int k = group.gpus_per_node; k >= 1; --k) {
         const IndexSet& bucket = group.nodes_by_free[static_cast<std::size_t>(k)];
-        for (std::uint32_t local = bucket.first(); local != IndexSet::npos; local = bucket.next(local + 1)) {
+        for (std::uint32_t local = bucket.first(); local != IndexSet::npos;
+             local = bucket.next(local + 1)) {
           const NodeIndex node = group.first_node + local;
           candidates.push_back({node, k, cluster.node(node).rack});
         }
@@ -113,8 +117,10 @@ class TopologyPlacement final : public PlacementStrategy {
     int best_leftover = 0;
     for (const auto& r : racks) {
       if (r.top_k < gpus) continue;
-      const int leftover = last_node_leftover(by_rack.data() + r.begin, by_rack.data() + r.end, k, gpus);
-      if (!best || leftover < best_leftover || (leftover == best_leftover && r.total < best->total)) {
+      const int leftover =
+          last_node_leftover(by_rack.data() + r.begin, by_rack.data() + r.end, k, gpus);
+      if (!best || leftover < best_leftover ||
+          (leftover == best_leftover && r.total < best->total)) {
         best = &r;
         best_leftover = leftover;
       }
@@ -144,7 +150,8 @@ class TopologyPlacement final : public PlacementStrategy {
   // GPUs left free on the last node when taking the first k-1 of `[first, last)` whole and the
   // remainder on the best-fit node among the rest. [first, last) is in more_free_first order and
   // its k largest nodes hold the job.
-  static int last_node_leftover(const Candidate* first, const Candidate* last, std::size_t k, int gpus) {
+  static int last_node_leftover(const Candidate* first, const Candidate* last, std::size_t k,
+                                int gpus) {
     int remaining = gpus;
     for (std::size_t i = 0; i + 1 < k; ++i) remaining -= first[i].free;
     int leftover = kMaxGpusPerNode;
@@ -164,7 +171,8 @@ class TopologyPlacement final : public PlacementStrategy {
     // Best fit for the remainder: the fewest free GPUs that hold it (ties: lowest index).
     const Candidate* last = nullptr;
     for (std::size_t i = k - 1; i < chosen.size() && chosen[i].free >= remaining; ++i) {
-      if (!last || chosen[i].free < last->free || (chosen[i].free == last->free && chosen[i].node < last->node))
+      if (!last || chosen[i].free < last->free ||
+          (chosen[i].free == last->free && chosen[i].node < last->node))
         last = &chosen[i];
     }
     if (!last || remaining <= 0) return std::nullopt;

@@ -10,7 +10,8 @@ namespace schedlab::testing {
 
 void NodeStateObserver::on_node(const SchedContext& ctx, NodeIndex node, NodeState from) {
   const NodeState to = ctx.cluster().node_state(node);
-  if (from == to) throw InvariantError(fmt::format("node {} reported a change to its own state", node));
+  if (from == to)
+    throw InvariantError(fmt::format("node {} reported a change to its own state", node));
   changes_.push_back({ctx.now(), node, from, to});
   check(ctx);
 }
@@ -24,18 +25,20 @@ void NodeStateObserver::check(const SchedContext& ctx) const {
   for (JobIndex j : ctx.running()) {
     for (const auto& a : ctx.state(j).placement) {
       if (cluster.node_state(a.node) != NodeState::kOn)
-        throw InvariantError(fmt::format("job '{}' runs on node {}, which is {}", ctx.spec(j).id, a.node,
-                                         node_state_name(cluster.node_state(a.node))));
+        throw InvariantError(fmt::format("job '{}' runs on node {}, which is {}", ctx.spec(j).id,
+                                         a.node, node_state_name(cluster.node_state(a.node))));
     }
   }
   std::uint32_t total = 0;
   std::int64_t unavailable_gpus = 0;
-  for (int s = 0; s < kNodeStateCount; ++s) total += cluster.nodes_in_state(static_cast<NodeState>(s));
+  for (int s = 0; s < kNodeStateCount; ++s)
+    total += cluster.nodes_in_state(static_cast<NodeState>(s));
   for (NodeIndex n = 0; n < cluster.node_count(); ++n)
     if (cluster.node_state(n) != NodeState::kOn) unavailable_gpus += cluster.node(n).gpus;
   if (total != cluster.node_count() || unavailable_gpus != cluster.unavailable_gpus())
     throw InvariantError("node state counts do not add up");
-  if (cluster.free_gpus() + cluster.busy_gpus() + cluster.unavailable_gpus() != cluster.total_gpus())
+  if (cluster.free_gpus() + cluster.busy_gpus() + cluster.unavailable_gpus() !=
+      cluster.total_gpus())
     throw InvariantError("free + busy + unavailable GPUs differ from the total");
 }
 
@@ -46,7 +49,8 @@ std::size_t NodeStateObserver::count(NodeState to) const {
 }
 
 ClusterSpec cluster_from(const std::string& cluster) {
-  return cluster.starts_with("{") ? parse_cluster_json_text(cluster, "cluster.json") : parse_cluster_spec(cluster);
+  return cluster.starts_with("{") ? parse_cluster_json_text(cluster, "cluster.json")
+                                  : parse_cluster_spec(cluster);
 }
 
 SimulationResult run_models(const std::string& csv, const std::string& cluster, RunOptions options,
@@ -58,10 +62,12 @@ SimulationResult run_models(const std::string& csv, const std::string& cluster, 
   request.policy = policy;
   request.options = std::move(options);
   request.reproducible = true;
-  return simulate(trace, cluster_from(cluster), request, {&invariants, node_observer ? node_observer : &own});
+  return simulate(trace, cluster_from(cluster), request,
+                  {&invariants, node_observer ? node_observer : &own});
 }
 
-std::map<std::string, std::string> column_of(const SimulationResult& result, const std::string& name) {
+std::map<std::string, std::string> column_of(const SimulationResult& result,
+                                             const std::string& name) {
   const auto ids = jobs_column(result.jobs_csv, "job_id");
   const auto values = jobs_column(result.jobs_csv, name);
   std::map<std::string, std::string> out;

@@ -41,6 +41,7 @@ SimulationResult run_models(const std::string& csv, const std::string& cluster, 
 ClusterSpec cluster_from(const std::string& cluster);
 
 // A column of jobs.csv keyed by job id.
-std::map<std::string, std::string> column_of(const SimulationResult& result, const std::string& name);
+std::map<std::string, std::string> column_of(const SimulationResult& result,
+                                             const std::string& name);
 
 }  // namespace schedlab::testing

@@ -60,8 +60,9 @@ std::string timeseries_row(const SimulationResult& r, const std::string& time_s)
 
 // ---------------------------------------------------------------- placement-dependent speed
 
-TEST_CASE("speed: a job spread over two racks runs at 1/cross-rack factor, packed jobs at full speed",
-          "[cluster-model][speed]") {
+TEST_CASE(
+    "speed: a job spread over two racks runs at 1/cross-rack factor, packed jobs at full speed",
+    "[cluster-model][speed]") {
   // big (12 GPUs, comm high) needs 3 nodes: pack takes nodes 0, 1 (r1) and 2 (r2), so it
   // crosses racks: slowdown 2.5 (the JSON's override); 1000 s of work takes 2500 s.
   // small (4 GPUs) sits on node 3 alone: 100 s. mid (8 GPUs, comm medium) arrives after big
@@ -76,13 +77,16 @@ TEST_CASE("speed: a job spread over two racks runs at 1/cross-rack factor, packe
       "mid,3000,8,100,medium\n";
   const auto r = run_models(csv, kTwoRacks, options);
   using Row = std::map<std::string, std::string>;
-  CHECK(column_of(r, "finish_time") == Row{{"big", "2500.000"}, {"small", "100.000"}, {"mid", "3141.000"}});
-  CHECK(column_of(r, "slowdown_factor") == Row{{"big", "2.500000"}, {"small", "1.000000"}, {"mid", "1.410000"}});
+  CHECK(column_of(r, "finish_time") ==
+        Row{{"big", "2500.000"}, {"small", "100.000"}, {"mid", "3141.000"}});
+  CHECK(column_of(r, "slowdown_factor") ==
+        Row{{"big", "2.500000"}, {"small", "1.000000"}, {"mid", "1.410000"}});
   CHECK(column_of(r, "nodes") == Row{{"big", "3"}, {"small", "1"}, {"mid", "2"}});
   CHECK(column_of(r, "allocated_resources").at("big") == "0-11");
   // The same jobs with the model off run at reference speed.
   const auto plain = run_checked(trace_from_csv(csv), "4x4");
-  CHECK(jobs_column(plain.jobs_csv, "finish_time") == std::vector<std::string>{"1000.000", "100.000", "3100.000"});
+  CHECK(jobs_column(plain.jobs_csv, "finish_time") ==
+        std::vector<std::string>{"1000.000", "100.000", "3100.000"});
 
   SECTION("walltimes do not know about slowdowns: with the kill on, big is killed at 1000 s") {
     options.walltime_kill = true;
@@ -106,11 +110,14 @@ TEST_CASE("speed: GPU types set the speed, per-job speeds override, the slowest 
       "c,2000,8,100,,\n",
       "1x4:V100,1x4:A100", options);
   using Row = std::map<std::string, std::string>;
-  CHECK(column_of(r, "execution_time") == Row{{"a", "200.000"}, {"b", "125.000"}, {"c", "200.000"}});
-  CHECK(column_of(r, "slowdown_factor") == Row{{"a", "2.000000"}, {"b", "1.250000"}, {"c", "2.000000"}});
+  CHECK(column_of(r, "execution_time") ==
+        Row{{"a", "200.000"}, {"b", "125.000"}, {"c", "200.000"}});
+  CHECK(column_of(r, "slowdown_factor") ==
+        Row{{"a", "2.000000"}, {"b", "1.250000"}, {"c", "2.000000"}});
 }
 
-TEST_CASE("speed: an interruption keeps floor(progress) of reference work", "[cluster-model][speed]") {
+TEST_CASE("speed: an interruption keeps floor(progress) of reference work",
+          "[cluster-model][speed]") {
   // j runs on nodes 0-1 (rack r1) at slowdown 1.5 (intra-rack, comm high overridden), with
   // checkpoints at every 40 s of work. Node 1 fails at t=100: progress = floor(100000 ms / 1.5)
   // = 66666 ms of work; the last checkpoint is at 40 s, so 26.666 s x 8 GPUs are lost (the
@@ -125,7 +132,8 @@ TEST_CASE("speed: an interruption keeps floor(progress) of reference work", "[cl
   options.walltime_kill = false;
   options.checkpoint_interval_ms = 40'000;
   options.failure_trace = failure_file("node,down_time,up_time\n1,100,5000\n");
-  const auto r = run_models("id,submit_time,gpus,duration,comm\nj,0,8,100,high\n", cluster, options);
+  const auto r =
+      run_models("id,submit_time,gpus,duration,comm\nj,0,8,100,high\n", cluster, options);
   CHECK(column_of(r, "finish_time").at("j") == "286.000");
   CHECK(column_of(r, "lost_gpu_seconds").at("j") == "453.328");  // 26.666 s x 8 + 30 s x 8
   CHECK(column_of(r, "allocated_resources").at("j") == "0-3 8-11");
@@ -153,7 +161,8 @@ TEST_CASE("failures: a failed node's job loses the work since its last checkpoin
   // of the run window: 730 s x 4 GPUs.
   RunOptions options;
   options.failure_trace = failure_file("node,down_time,up_time\n0,500,10000\n");
-  const auto r = run_models("id,submit_time,gpus,duration,checkpoint_interval\na,0,4,1000,300\n", "2x4", options);
+  const auto r = run_models("id,submit_time,gpus,duration,checkpoint_interval\na,0,4,1000,300\n",
+                            "2x4", options);
   CHECK(column_of(r, "finish_time").at("a") == "1230.000");
   CHECK(column_of(r, "allocated_resources").at("a") == "4-7");
   CHECK(column_of(r, "lost_gpu_seconds").at("a") == "920.000");  // 800 + 30 s x 4 overhead
@@ -168,18 +177,21 @@ TEST_CASE("failures: a failed node's job loses the work since its last checkpoin
   CHECK(value(r, "gpu_hours", "lost") == Approx(920.0 / 3600).margin(1e-6));
 
   SECTION("without periodic checkpoints the job restarts from zero") {
-    const auto zero = run_models("id,submit_time,gpus,duration,walltime\na,0,4,1000,2000\n", "2x4", options);
+    const auto zero =
+        run_models("id,submit_time,gpus,duration,walltime\na,0,4,1000,2000\n", "2x4", options);
     CHECK(column_of(zero, "finish_time").at("a") == "1530.000");       // 500 + 30 + 1000
     CHECK(column_of(zero, "lost_gpu_seconds").at("a") == "2120.000");  // 500 x 4 + 30 x 4
   }
 }
 
-TEST_CASE("failures: a queued job waits for a repair instead of failing as stuck", "[cluster-model][failures]") {
+TEST_CASE("failures: a queued job waits for a repair instead of failing as stuck",
+          "[cluster-model][failures]") {
   // The only node is down from before the first arrival (10 s) until 200 s.
   RunOptions options;
   options.failure_trace = failure_file("node,down_time,up_time\n0,0,200\n");
   NodeStateObserver nodes;
-  const auto r = run_models("id,submit_time,gpus,duration\na,10,4,100\n", "1x4", options, "fifo", &nodes);
+  const auto r =
+      run_models("id,submit_time,gpus,duration\na,10,4,100\n", "1x4", options, "fifo", &nodes);
   CHECK(column_of(r, "starting_time").at("a") == "200.000");
   REQUIRE(nodes.changes().size() == 2);
   CHECK(nodes.changes()[0].time_ms == 10'000);
@@ -196,7 +208,8 @@ TEST_CASE("failures: generated failures are deterministic with the seed and end 
   options.checkpoint_interval_ms = 60'000;
   options.walltime_kill = false;
   std::string csv = "id,submit_time,gpus,duration\n";
-  for (int i = 0; i < 40; ++i) csv += fmt::format("j{},{},{},{}\n", i, i * 30, 1 + i % 8, 200 + 37 * (i % 5));
+  for (int i = 0; i < 40; ++i)
+    csv += fmt::format("j{},{},{},{}\n", i, i * 30, 1 + i % 8, 200 + 37 * (i % 5));
   const auto a = run_models(csv, "4x8", options);
   const auto b = run_models(csv, "4x8", options);
   CHECK(a.jobs_csv == b.jobs_csv);
@@ -224,8 +237,8 @@ TEST_CASE("failures: effective time ratio of a long N-node job matches 1 - N r (
   options.restart_overhead_ms = 1'800'000;
   options.walltime_kill = false;
   const double duration_s = 4000.0 * 86400;
-  const auto r = run_models(fmt::format("id,submit_time,gpus,duration\nlong,0,128,{}\n", duration_s), "48x8",
-                            options);
+  const auto r = run_models(
+      fmt::format("id,submit_time,gpus,duration\nlong,0,128,{}\n", duration_s), "48x8", options);
   const double finish_s = std::stod(column_of(r, "finish_time").at("long"));
   const double ratio = duration_s / finish_s;
   const double expected = 1.0 - 16 * (0.1 / 24.0) * (0.5 + 1.0 / 2);
@@ -238,7 +251,8 @@ TEST_CASE("failures: effective time ratio of a long N-node job matches 1 - N r (
 
 // ------------------------------------------------------------------------ energy and power
 
-TEST_CASE("energy: a powered-off node draws its off power; a queued job wakes it", "[cluster-model][energy]") {
+TEST_CASE("energy: a powered-off node draws its off power; a queued job wakes it",
+          "[cluster-model][energy]") {
   // a holds node 0 over [0, 1000). Node 1 is idle and turns off at 100. b arrives at 500 and
   // finds no free GPU: the engine wakes node 1, which boots over [500, 800); b runs [800, 900).
   // Over the window [0, 1000):
@@ -267,7 +281,8 @@ TEST_CASE("energy: a powered-off node draws its off power; a queued job wakes it
   // Per job: its GPUs' busy power plus its share of its node's base power.
   CHECK(column_of(r, "consumed_energy") ==
         std::map<std::string, std::string>{{"a", "800000.000"}, {"b", "80000.000"}});
-  CHECK(value(r, "gpu_hours", "off") == Approx(4.0 * 700 / 3600).margin(1e-6));  // off 400 s + boot 300 s
+  CHECK(value(r, "gpu_hours", "off") ==
+        Approx(4.0 * 700 / 3600).margin(1e-6));  // off 400 s + boot 300 s
   // Node 1: off at 100, booting at 500, on at 800, off again at 1000 (after the window).
   REQUIRE(nodes.changes().size() >= 3);
   CHECK(nodes.changes()[0].time_ms == 100'000);
@@ -277,17 +292,22 @@ TEST_CASE("energy: a powered-off node draws its off power; a queued job wakes it
   CHECK(nodes.changes()[2].time_ms == 800'000);
   CHECK(nodes.changes()[2].to == NodeState::kOn);
   // Timeseries: power follows every state; nodes_off counts powered-off nodes.
-  CHECK(r.timeseries_csv.starts_with(
-      "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,nodes_off,nodes_down\n"));
+  CHECK(
+      r.timeseries_csv.starts_with("time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_"
+                                   "jobs,power_w,nodes_off,nodes_down\n"));
   CHECK(timeseries_row(r, "0.000") == "0.000,4.000,4.000,0.000,0.000,1.000,1240.000,0.000,0.000");
-  CHECK(timeseries_row(r, "100.000") == "100.000,4.000,4.000,0.000,0.000,1.000,820.000,1.000,0.000");
-  CHECK(timeseries_row(r, "500.000") == "500.000,4.000,4.000,1.000,4.000,1.000,1240.000,0.000,0.000");
+  CHECK(timeseries_row(r, "100.000") ==
+        "100.000,4.000,4.000,0.000,0.000,1.000,820.000,1.000,0.000");
+  CHECK(timeseries_row(r, "500.000") ==
+        "500.000,4.000,4.000,1.000,4.000,1.000,1240.000,0.000,0.000");
 
   SECTION("PUE scales the total and the jobs' energy") {
     options.pue = 1.5;
     const auto p = run_models(csv, kPowerPair, options);
-    CHECK(p.summary["energy_kwh"]["total"].get<double>() == Approx(1.5 * 1108000 / 3.6e6).margin(1e-6));
-    CHECK(p.summary["energy_kwh"]["facility"].get<double>() == Approx(0.5 * 1108000 / 3.6e6).margin(1e-6));
+    CHECK(p.summary["energy_kwh"]["total"].get<double>() ==
+          Approx(1.5 * 1108000 / 3.6e6).margin(1e-6));
+    CHECK(p.summary["energy_kwh"]["facility"].get<double>() ==
+          Approx(0.5 * 1108000 / 3.6e6).margin(1e-6));
     CHECK(column_of(p, "consumed_energy").at("a") == "1200000.000");
   }
 }
@@ -338,7 +358,9 @@ TEST_CASE("energy: a policy may wake nodes itself", "[cluster-model][energy]") {
       [&] {
         class Bad final : public Policy {
          public:
-          void schedule(const SchedContext&, Decisions& decisions) override { decisions.wake_node(99); }
+          void schedule(const SchedContext&, Decisions& decisions) override {
+            decisions.wake_node(99);
+          }
         } bad;
         Engine e(trace, cluster, bad, options);
         e.run();
@@ -346,7 +368,8 @@ TEST_CASE("energy: a policy may wake nodes itself", "[cluster-model][energy]") {
       PolicyError);
 }
 
-TEST_CASE("carbon: emissions integrate facility power against the intensity series", "[cluster-model][energy]") {
+TEST_CASE("carbon: emissions integrate facility power against the intensity series",
+          "[cluster-model][energy]") {
   // 1000 W for one hour: 0.5 kWh at 100 g/kWh, then 0.5 kWh at 300 g/kWh = 200 g.
   RunOptions options;
   options.carbon = std::make_shared<const CarbonSeries>(
@@ -378,7 +401,8 @@ TEST_CASE("topology: hops, bottleneck bandwidth and levels from the Boost.Graph 
       {"count": 2, "gpus_per_node": 8, "rack": "b", "pod": "p2"},
       {"count": 1, "gpus_per_node": 8, "rack": "x", "uplink_gbps": 50},
       {"count": 1, "gpus_per_node": 8, "rack": "x", "nvlink_domain_gpus": 4}
-    ]})", "topo.json"));
+    ]})",
+                                                "topo.json"));
   const Topology& t = cluster.topology();
   CHECK(t.rack_count() == 4);
   CHECK(t.pod_count() == 2);
@@ -411,7 +435,8 @@ TEST_CASE("topology: hops, bottleneck bandwidth and levels from the Boost.Graph 
   CHECK(t.placement_level(cluster, {{1, 0xFF}, {2, 0xFF}, {5, 0xFF}}) == LinkLevel::kCrossPod);
 }
 
-TEST_CASE("topology placement: fewest nodes, then fewest racks, then best fit", "[cluster-model][topology]") {
+TEST_CASE("topology placement: fewest nodes, then fewest racks, then best fit",
+          "[cluster-model][topology]") {
   // Four 4-GPU nodes whose racks alternate: nodes 0 and 2 in rack A, 1 and 3 in rack B.
   Cluster cluster(parse_cluster_json_text(R"({"node_groups": [
       {"count": 1, "gpus_per_node": 4, "rack": "A"}, {"count": 1, "gpus_per_node": 4, "rack": "B"},
@@ -427,7 +452,8 @@ TEST_CASE("topology placement: fewest nodes, then fewest racks, then best fit", 
   cluster.allocate({{3, 0x3}});
   CHECK(*topology->place(cluster, kAnyGpuType, 6) == Placement{{1, 0xF}, {3, 0xC}});
   // 14 GPUs need all four nodes, whatever the racks.
-  CHECK(*topology->place(cluster, kAnyGpuType, 14) == Placement{{0, 0xF}, {1, 0xF}, {2, 0xF}, {3, 0xC}});
+  CHECK(*topology->place(cluster, kAnyGpuType, 14) ==
+        Placement{{0, 0xF}, {1, 0xF}, {2, 0xF}, {3, 0xC}});
   CHECK(!topology->place(cluster, kAnyGpuType, 15));
   // 12 GPUs: three nodes; no rack holds 12, so racks are added (A first: ties by index).
   cluster.release({{3, 0x3}});
@@ -437,14 +463,16 @@ TEST_CASE("topology placement: fewest nodes, then fewest racks, then best fit", 
 TEST_CASE("topology placement: a job stays inside one NVLink domain when one has room",
           "[cluster-model][topology]") {
   Cluster cluster(parse_cluster_json_text(
-      R"({"node_groups": [{"count": 1, "gpus_per_node": 8, "nvlink_domain_gpus": 4}]})", "nv.json"));
+      R"({"node_groups": [{"count": 1, "gpus_per_node": 8, "nvlink_domain_gpus": 4}]})",
+      "nv.json"));
   cluster.allocate({{0, 0x7}});  // GPUs 0-2 of domain 0
   CHECK(*make_placement("topology")->place(cluster, kAnyGpuType, 4) == Placement{{0, 0xF0}});
   CHECK(*make_placement("pack")->place(cluster, kAnyGpuType, 4) == Placement{{0, 0x78}});
   CHECK(*make_placement("topology")->place(cluster, kAnyGpuType, 1) == Placement{{0, 0x08}});
 }
 
-TEST_CASE("topology placement through the engine, with the communication model", "[cluster-model][topology]") {
+TEST_CASE("topology placement through the engine, with the communication model",
+          "[cluster-model][topology]") {
   RunOptions options;
   options.placement = "topology";
   options.speed_model = SpeedModel::kComm;
@@ -462,7 +490,8 @@ TEST_CASE("topology placement through the engine, with the communication model",
 
 // ---------------------------------------------------------------------------- input errors
 
-TEST_CASE("cluster-model inputs: bad rows and values are one-line errors", "[cluster-model][errors]") {
+TEST_CASE("cluster-model inputs: bad rows and values are one-line errors",
+          "[cluster-model][errors]") {
   auto message = [](auto&& f) -> std::string {
     try {
       f();
@@ -471,48 +500,64 @@ TEST_CASE("cluster-model inputs: bad rows and values are one-line errors", "[clu
     }
     return "(no error)";
   };
-  CHECK(message([] { parse_failure_trace("f.csv", "node,down_time,up_time\n0,10,20\n1,30,25\n"); }) ==
-        "f.csv:3: column 'up_time': expected seconds after down_time (30), got '25'");
+  CHECK(message([] {
+          parse_failure_trace("f.csv", "node,down_time,up_time\n0,10,20\n1,30,25\n");
+        }) == "f.csv:3: column 'up_time': expected seconds after down_time (30), got '25'");
   CHECK(message([] { parse_failure_trace("f.csv", "node,down_time\n0,1\n"); }) ==
         "f.csv:1: missing required column 'up_time' (required: node, down_time, up_time)");
-  CHECK(message([] { parse_failure_trace("f.csv", "node,down_time,up_time\n0,10,50\n0,40,60\n"); }) ==
-        "f.csv:3: node 0 fails at 40 s while still down from line 2 (until 50 s)");
+  CHECK(message([] {
+          parse_failure_trace("f.csv", "node,down_time,up_time\n0,10,50\n0,40,60\n");
+        }) == "f.csv:3: node 0 fails at 40 s while still down from line 2 (until 50 s)");
   CHECK(message([] { parse_failure_trace("f.csv", "node,down_time,up_time\nx,1,2\n"); }) ==
         "f.csv:2: column 'node': expected a node index >= 0, got 'x'");
   CHECK(message([] {
-    RunOptions o;
-    o.failure_trace = failure_file("node,down_time,up_time\n5,1,2\n");
-    run_models("id,submit_time,gpus,duration\na,0,1,1\n", "2x4", o);
-  }) == "failures.csv:2: column 'node': node 5 does not exist (the cluster has 2 nodes, numbered from 0)");
+          RunOptions o;
+          o.failure_trace = failure_file("node,down_time,up_time\n5,1,2\n");
+          run_models("id,submit_time,gpus,duration\na,0,1,1\n", "2x4", o);
+        }) ==
+        "failures.csv:2: column 'node': node 5 does not exist (the cluster has 2 nodes, numbered "
+        "from 0)");
   CHECK(message([] {
-    RunOptions o;
-    parse_failures_option("rate=2,repiar=3", o);
-  }) == "--failures 'rate=2,repiar=3': unknown key 'repiar' (expected rate=R[,repair=H][,seed=S])");
+          RunOptions o;
+          parse_failures_option("rate=2,repiar=3", o);
+        }) ==
+        "--failures 'rate=2,repiar=3': unknown key 'repiar' (expected rate=R[,repair=H][,seed=S])");
   CHECK(message([] {
-    RunOptions o;
-    parse_failures_option("repair=3", o);
-  }) == "--failures 'repair=3': rate is required (expected rate=R[,repair=H][,seed=S])");
+          RunOptions o;
+          parse_failures_option("repair=3", o);
+        }) == "--failures 'repair=3': rate is required (expected rate=R[,repair=H][,seed=S])");
   CHECK(message([] { parse_carbon_series("c.csv", "time,gco2_per_kwh\n10,5\n10,6\n"); }) ==
         "c.csv:3: column 'time': 10 is not after the previous row's time");
   CHECK(message([] { trace_from_csv("id,submit_time,gpus,duration,comm\na,0,1,1,loud\n"); }) ==
         "test.csv:2: column 'comm': expected none, low, medium or high, got 'loud'");
   CHECK(message([] { trace_from_csv("id,submit_time,gpus,duration,speeds\na,0,1,1,A100=0\n"); }) ==
-        "test.csv:2: column 'speeds': expected TYPE=SPEED items separated by ';' with SPEED in 0.001..1000, got "
+        "test.csv:2: column 'speeds': expected TYPE=SPEED items separated by ';' with SPEED in "
+        "0.001..1000, got "
         "'A100=0'");
-  CHECK(message([] { parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8}],
-        "comm_factors": {"cross_rack": {"high": 0.5}}})", "c.json"); }) ==
-        "c.json: $.comm_factors.cross_rack.high: expected a number in 1..1000, got 0.5");
-  CHECK(message([] { parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8}],
-        "topology": {"spine_gbps": 5}})", "c.json"); }) ==
-        "c.json: $.topology.spine_gbps: unknown key (known: nvlink_gbps, intra_node_gbps, node_uplink_gbps, "
+  CHECK(message([] {
+          parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8}],
+        "comm_factors": {"cross_rack": {"high": 0.5}}})",
+                                  "c.json");
+        }) == "c.json: $.comm_factors.cross_rack.high: expected a number in 1..1000, got 0.5");
+  CHECK(message([] {
+          parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8}],
+        "topology": {"spine_gbps": 5}})",
+                                  "c.json");
+        }) ==
+        "c.json: $.topology.spine_gbps: unknown key (known: nvlink_gbps, intra_node_gbps, "
+        "node_uplink_gbps, "
         "rack_uplink_gbps, pod_uplink_gbps)");
-  CHECK(message([] { parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8,
-        "nvlink_domain_gpus": 3}]})", "c.json"); }) ==
-        "c.json: $.node_groups[0].nvlink_domain_gpus: 3 does not divide gpus_per_node (8)");
-  CHECK(message([] { Cluster(parse_cluster_json_text(R"({"node_groups": [
+  CHECK(message([] {
+          parse_cluster_json_text(R"({"node_groups": [{"count": 1, "gpus_per_node": 8,
+        "nvlink_domain_gpus": 3}]})",
+                                  "c.json");
+        }) == "c.json: $.node_groups[0].nvlink_domain_gpus: 3 does not divide gpus_per_node (8)");
+  CHECK(message([] {
+          Cluster(parse_cluster_json_text(R"({"node_groups": [
         {"count": 1, "gpus_per_node": 8, "rack": "r", "pod": "p"},
-        {"count": 1, "gpus_per_node": 8, "rack": "r", "pod": "q"}]})", "c.json")); }) ==
-        "c.json: rack 'r' is placed in pod 'p' and in pod 'q'");
+        {"count": 1, "gpus_per_node": 8, "rack": "r", "pod": "q"}]})",
+                                          "c.json"));
+        }) == "c.json: rack 'r' is placed in pod 'p' and in pod 'q'");
 }
 
 TEST_CASE("cluster-model CLI: a bad failure trace exits 2 with FILE:LINE and writes nothing",
@@ -522,18 +567,24 @@ TEST_CASE("cluster-model CLI: a bad failure trace exits 2 with FILE:LINE and wri
   std::ofstream(failures) << "node,down_time,up_time\n0,10,5\n";
   const std::string out = dir + "/out";
   const auto r = run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
-                             "/tests/golden/small.csv --cluster 4x8 --failure-trace " + failures + " --out " + out);
+                             "/tests/golden/small.csv --cluster 4x8 --failure-trace " + failures +
+                             " --out " + out);
   CHECK(r.exit_code == 2);
-  CHECK(r.err == failures + ":2: column 'up_time': expected seconds after down_time (10), got '5'\n");
+  CHECK(r.err ==
+        failures + ":2: column 'up_time': expected seconds after down_time (10), got '5'\n");
   CHECK(!std::filesystem::exists(out + "/summary.json"));
-  const auto ok = run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
-                              "/tests/golden/small.csv --cluster 4x8 --placement topology --speed-model full "
-                              "--failures rate=500,seed=3 --node-power --pue 1.3 --power-off-idle 600 "
-                              "--reproducible --json --out " + out);
+  const auto ok =
+      run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
+                  "/tests/golden/small.csv --cluster 4x8 --placement topology --speed-model full "
+                  "--failures rate=500,seed=3 --node-power --pue 1.3 --power-off-idle 600 "
+                  "--reproducible --json --out " +
+                  out);
   CHECK(ok.exit_code == 0);
-  CHECK(read_text(out + "/jobs.csv").find(",status,slowdown_factor,nodes,failures\n") != std::string::npos);
-  const auto bad = run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
-                               "/tests/golden/small.csv --cluster 4x8 --speed-model fast");
+  CHECK(read_text(out + "/jobs.csv").find(",status,slowdown_factor,nodes,failures\n") !=
+        std::string::npos);
+  const auto bad =
+      run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
+                  "/tests/golden/small.csv --cluster 4x8 --speed-model fast");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "--speed-model 'fast': expected off, gpu, comm or full\n");
 }
