@@ -132,7 +132,8 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
         "$.gpu_types[0].busy_watts: missing");
   CHECK(error_of_json(R"({"gpu_types": [{"name": "X", "idle_watts": 100, "busy_watts": 50}]})") ==
         "$.gpu_types[0].busy_watts: must be >= idle_watts, got 50");
-  CHECK(error_of_json(R"({"nodes": 3})") == "$.nodes: unknown key (known: gpu_types, node_groups)");
+  CHECK(error_of_json(R"({"nodes": 3})") ==
+        "$.nodes: unknown key (known: gpu_types, node_groups, topology, comm_factors, pue)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
   CHECK(error_of_json("{\"node_groups\": [") .rfind("invalid JSON at byte", 0) == 0);
   CHECK_THROWS_WITH(parse_cluster_spec("/nonexistent/c.json"), "/nonexistent/c.json: cannot read cluster file");
