@@ -6,13 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "cluster/cluster_support.hpp"
 #include "schedlab/carbon.hpp"
-#include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/random.hpp"
@@ -40,7 +38,8 @@ std::string random_csv(Rng& rng, int jobs, double mean_gap_s) {
   static const char* kComm[] = {"none", "low", "medium", "high", ""};
   static const char* kType[] = {"", "", "", "A100", "V100"};
   std::string csv =
-      "id,submit_time,gpus,duration,walltime,priority,preemptible,checkpoint_interval,gpu_type,comm,speeds\n";
+      "id,submit_time,gpus,duration,walltime,priority,preemptible,checkpoint_interval,gpu_type,"
+      "comm,speeds\n";
   double t = 0;
   for (int i = 0; i < jobs; ++i) {
     t += rng.exponential(mean_gap_s);
@@ -48,8 +47,8 @@ std::string random_csv(Rng& rng, int jobs, double mean_gap_s) {
     const double duration = static_cast<double>(rng.uniform_int(5, 300));
     const double walltime = duration * (1.0 + rng.uniform() * 2.0);
     const char* type = gpus <= 8 ? kType[rng.uniform_int(0, 4)] : "";
-    csv += fmt::format("j{},{:.3f},{},{},{:.3f},{},{},{},{},{},{}\n", i, t, gpus, duration, walltime,
-                       rng.uniform_int(0, 3), rng.uniform() < 0.7 ? 1 : 0,
+    csv += fmt::format("j{},{:.3f},{},{},{:.3f},{},{},{},{},{},{}\n", i, t, gpus, duration,
+                       walltime, rng.uniform_int(0, 3), rng.uniform() < 0.7 ? 1 : 0,
                        rng.uniform() < 0.5 ? "" : "30", type, kComm[rng.uniform_int(0, 4)],
                        rng.uniform() < 0.2 ? "V100=0.7;A100=1.1" : "");
   }
@@ -67,7 +66,8 @@ struct Outcome {
 
 // One run with the invariant and node-state observers, a rerun for byte-identity, and the
 // contract's checks on the summary.
-Outcome check_contract(const std::string& csv, const RunOptions& options, const std::string& policy) {
+Outcome check_contract(const std::string& csv, const RunOptions& options,
+                       const std::string& policy) {
   NodeStateObserver nodes;
   const auto first = run_models(csv, kCluster, options, policy, &nodes);
   const auto again = run_models(csv, kCluster, options, policy);
@@ -106,8 +106,10 @@ std::vector<std::string> contract_traces() {
 
 }  // namespace
 
-TEST_CASE("every registered policy keeps the engine contract with speed, topology, node power, PUE, carbon",
-          "[cluster-model][contract]") {
+TEST_CASE(
+    "every registered policy keeps the engine contract with speed, topology, node power, PUE, "
+    "carbon",
+    "[cluster-model][contract]") {
   const auto policies = registered_policies();
   REQUIRE(!policies.empty());
   for (const auto& info : policies) {
@@ -122,19 +124,13 @@ TEST_CASE("every registered policy keeps the engine contract with speed, topolog
   }
 }
 
-// Failures and powered-off nodes change which GPUs exist while a policy plans. A policy that
-// keeps a private copy of the cluster (ClusterMirror) must bring it up to date with
-// Cluster::sync_node_states, and one that re-examines waiting jobs only when GPUs are released
-// must also do so when a node comes back. Policies that do not yet are listed in
-// kAwaitingNodeStates: for them a broken-invariant or stuck run is reported as a warning; any
-// other policy, or any other error, fails; and once a listed policy passes, its runs are checked
-// in full like every other.
+// Failures and powered-off nodes change which GPUs exist while a policy plans: policies must
+// follow node states (Cluster::sync_node_states for private copies of the cluster; re-examine
+// waiting jobs when cluster().node_state_version() changes).
 TEST_CASE("every registered policy keeps the engine contract with failures and power-off too",
           "[cluster-model][contract]") {
-  const std::set<std::string> kAwaitingNodeStates = {"easy-backfill", "las", "preemptive"};
   std::uint64_t total_failures = 0;
   std::uint64_t runs_with_nodes_off = 0;
-  std::set<std::string> awaiting;
   const auto policies = registered_policies();
   REQUIRE(!policies.empty());
   for (const auto& info : policies) {
@@ -146,20 +142,6 @@ TEST_CASE("every registered policy keeps the engine contract with failures and p
       const auto traces = contract_traces();
       for (std::size_t t = 0; t < traces.size(); ++t) {
         INFO("policy " << info.name << ", placement " << placement << ", trace " << t);
-        if (kAwaitingNodeStates.count(info.name) != 0) {
-          try {
-            const Outcome outcome = check_contract(traces[t], options, info.name);
-            total_failures += outcome.failures;
-            runs_with_nodes_off += outcome.nodes_off ? 1 : 0;
-          } catch (const InvariantError& e) {
-            awaiting.insert(info.name);
-            WARN("policy " << info.name << " does not follow node states yet: " << e.what());
-          } catch (const StuckError& e) {
-            awaiting.insert(info.name);
-            WARN("policy " << info.name << " does not follow node states yet: " << e.what());
-          }
-          continue;
-        }
         const Outcome outcome = check_contract(traces[t], options, info.name);
         total_failures += outcome.failures;
         runs_with_nodes_off += outcome.nodes_off ? 1 : 0;
@@ -169,7 +151,4 @@ TEST_CASE("every registered policy keeps the engine contract with failures and p
   // The models did act: jobs were killed by failures and nodes were powered off.
   CHECK(total_failures > 0);
   CHECK(runs_with_nodes_off > 0);
-  // The node-state-aware policies cover at least the plain list policies and conservative
-  // backfill.
-  for (const char* name : {"fifo", "priority", "sjf", "conservative-backfill"}) CHECK(awaiting.count(name) == 0);
 }
