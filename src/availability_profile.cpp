@@ -1,6 +1,6 @@
 #include "schedlab/availability_profile.hpp"
 
-#include <iterator>
+#include <algorithm>
 
 #include "schedlab/error.hpp"
 
@@ -8,28 +8,37 @@ namespace schedlab {
 
 AvailabilityProfile::AvailabilityProfile(std::int64_t capacity) : capacity_(capacity) {
   SCHEDLAB_ASSERT(capacity >= 0, "profile capacity is not negative");
-  free_from_.emplace(0, capacity);
+  steps_.push_back({0, capacity});
+}
+
+AvailabilityProfile::ConstIter AvailabilityProfile::step_at(TimeMs time_ms) const {
+  SCHEDLAB_ASSERT(time_ms >= origin_ms_, "profile asked about the past");
+  const auto after = std::upper_bound(begin(), steps_.cend(), time_ms,
+                                      [](TimeMs t, const Step& s) { return t < s.start_ms; });
+  return std::prev(after);
 }
 
 void AvailabilityProfile::advance(TimeMs now_ms) {
   if (now_ms <= origin_ms_) return;
-  auto after = free_from_.upper_bound(now_ms);
-  const std::int64_t free_now = std::prev(after)->second;
-  free_from_.erase(free_from_.begin(), after);
-  free_from_.emplace_hint(after, now_ms, free_now);
+  const auto at = step_at(now_ms);
+  first_ = static_cast<std::size_t>(at - steps_.cbegin());
+  steps_[first_].start_ms = now_ms;
   origin_ms_ = now_ms;
+  if (first_ > 64 && first_ * 2 > steps_.size()) {
+    steps_.erase(steps_.begin(), steps_.begin() + static_cast<std::ptrdiff_t>(first_));
+    first_ = 0;
+  }
 }
 
 std::int64_t AvailabilityProfile::free_at(TimeMs time_ms) const {
-  SCHEDLAB_ASSERT(time_ms >= origin_ms_, "profile asked about the past");
-  return std::prev(free_from_.upper_bound(time_ms))->second;
+  return step_at(time_ms)->free;
 }
 
 bool AvailabilityProfile::fits(TimeMs from_ms, TimeMs length_ms, std::int64_t gpus) const {
   const TimeMs to_ms = saturating_add(from_ms, length_ms);
-  for (auto it = std::prev(free_from_.upper_bound(from_ms));
-       it != free_from_.end() && it->first < to_ms; ++it) {
-    if (it->second < gpus) return false;
+  for (auto it = step_at(std::max(from_ms, origin_ms_));
+       it != steps_.cend() && it->start_ms < to_ms; ++it) {
+    if (it->free < gpus) return false;
   }
   return true;
 }
@@ -39,22 +48,23 @@ TimeMs AvailabilityProfile::earliest_start(TimeMs from_ms, TimeMs length_ms,
   SCHEDLAB_ASSERT(gpus <= capacity_, "a reservation fits the pool");
   from_ms = std::max(from_ms, origin_ms_);
   TimeMs candidate_ms = from_ms;
-  for (auto it = std::prev(free_from_.upper_bound(from_ms)); it != free_from_.end(); ++it) {
+  for (auto it = step_at(from_ms); it != steps_.cend(); ++it) {
     const auto next = std::next(it);
-    if (it->second < gpus) {
-      SCHEDLAB_ASSERT(next != free_from_.end(), "the last step of a profile is fully free");
-      candidate_ms = next->first;
+    if (it->free < gpus) {
+      SCHEDLAB_ASSERT(next != steps_.cend(), "the last step of a profile is fully free");
+      candidate_ms = next->start_ms;
       continue;
     }
-    if (next == free_from_.end() || next->first >= saturating_add(candidate_ms, length_ms))
+    if (next == steps_.cend() || next->start_ms >= saturating_add(candidate_ms, length_ms))
       return candidate_ms;
   }
   return candidate_ms;
 }
 
 TimeMs AvailabilityProfile::next_change_after(TimeMs time_ms) const {
-  const auto it = free_from_.upper_bound(time_ms);
-  return it == free_from_.end() ? kNever : it->first;
+  const auto it = std::upper_bound(begin(), steps_.cend(), std::max(time_ms, origin_ms_),
+                                   [](TimeMs t, const Step& s) { return t < s.start_ms; });
+  return it == steps_.cend() ? kNever : it->start_ms;
 }
 
 void AvailabilityProfile::reserve(TimeMs from_ms, TimeMs to_ms, std::int64_t gpus) {
@@ -65,27 +75,30 @@ void AvailabilityProfile::release(TimeMs from_ms, TimeMs to_ms, std::int64_t gpu
   add(from_ms, to_ms, gpus);
 }
 
-std::map<TimeMs, std::int64_t>::iterator AvailabilityProfile::split(TimeMs time_ms) {
-  auto after = free_from_.upper_bound(time_ms);
-  auto at = std::prev(after);
-  if (at->first == time_ms) return at;
-  return free_from_.emplace_hint(after, time_ms, at->second);
+std::size_t AvailabilityProfile::split(TimeMs time_ms) {
+  const auto at = step_at(time_ms);
+  const auto index = static_cast<std::size_t>(at - steps_.cbegin());
+  if (at->start_ms == time_ms) return index;
+  steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(index) + 1, {time_ms, at->free});
+  return index + 1;
 }
 
 void AvailabilityProfile::add(TimeMs from_ms, TimeMs to_ms, std::int64_t delta) {
   from_ms = std::max(from_ms, origin_ms_);
   if (to_ms <= from_ms || delta == 0) return;
-  auto first = split(from_ms);
-  auto last = to_ms == kNever ? free_from_.end() : split(to_ms);
-  for (auto it = first; it != last; ++it) {
-    it->second += delta;
-    SCHEDLAB_ASSERT(it->second >= 0 && it->second <= capacity_,
+  const std::size_t first = split(from_ms);
+  const std::size_t last = to_ms == kNever ? steps_.size() : split(to_ms);
+  for (std::size_t i = first; i < last; ++i) {
+    steps_[i].free += delta;
+    SCHEDLAB_ASSERT(steps_[i].free >= 0 && steps_[i].free <= capacity_,
                     "profile stays within [0, capacity]");
   }
-  // Merge equal neighbours at both ends of the changed range.
-  if (last != free_from_.end() && std::prev(last)->second == last->second) free_from_.erase(last);
-  if (first != free_from_.begin() && std::prev(first)->second == first->second)
-    free_from_.erase(first);
+  // Merge equal neighbours at both ends of the changed range (the right end first, so the
+  // left index stays valid).
+  if (last < steps_.size() && steps_[last - 1].free == steps_[last].free)
+    steps_.erase(steps_.begin() + static_cast<std::ptrdiff_t>(last));
+  if (first > first_ && steps_[first - 1].free == steps_[first].free)
+    steps_.erase(steps_.begin() + static_cast<std::ptrdiff_t>(first));
 }
 
 }  // namespace schedlab

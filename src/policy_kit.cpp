@@ -128,32 +128,73 @@ std::optional<std::vector<JobIndex>> victims_on_one_node(const SchedContext& ctx
   const Cluster& cluster = ctx.cluster();
   const GpuTypeIndex type = ctx.job_gpu_type(job);
   const int gpus = ctx.spec(job).gpus;
-  std::vector<NodeItem> items;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    for (const auto& a : ctx.state(candidates[i]).placement) {
-      const Node& node = cluster.node(a.node);
-      if (Cluster::type_matches(type, node.type) && node.gpus >= gpus)
-        items.push_back({a.node, i, a.gpu_count()});
+  // Group the candidates' allocations by node (linear: a slot per node touched, in the order
+  // met), so that only nodes that can beat the best so far are solved.
+  struct NodeGroup {
+    NodeIndex node = 0;
+    std::int64_t cheapest_gpu_ms = std::numeric_limits<std::int64_t>::max();
+    int held = 0;  // GPUs the candidates hold there
+    std::size_t begin = 0;
+    std::size_t count = 0;
+  };
+  thread_local std::vector<std::uint32_t> slot_of_node;  // [node] = group + 1; 0 = none
+  if (slot_of_node.size() < cluster.node_count()) slot_of_node.assign(cluster.node_count(), 0);
+  std::vector<NodeGroup> groups;
+  auto for_each_item = [&](auto&& fn) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      for (const auto& a : ctx.state(candidates[i]).placement) {
+        const Node& node = cluster.node(a.node);
+        if (Cluster::type_matches(type, node.type) && node.gpus >= gpus)
+          fn(NodeItem{a.node, i, a.gpu_count()});
+      }
     }
+  };
+  for_each_item([&](const NodeItem& item) {
+    std::uint32_t& slot = slot_of_node[item.node];
+    if (slot == 0) {
+      groups.push_back({item.node});
+      slot = static_cast<std::uint32_t>(groups.size());
+    }
+    NodeGroup& g = groups[slot - 1];
+    ++g.count;
+    g.held += item.gpus;
+    g.cheapest_gpu_ms = std::min(g.cheapest_gpu_ms, cost[item.candidate]);
+  });
+  std::size_t offset = 0;
+  for (auto& g : groups) {
+    g.begin = offset;
+    offset += g.count;
+    g.count = 0;
   }
-  std::sort(items.begin(), items.end(), [](const NodeItem& a, const NodeItem& b) {
-    return std::tie(a.node, a.candidate) < std::tie(b.node, b.candidate);
+  // Within a node, items stay in candidate order.
+  std::vector<NodeItem> items(offset);
+  for_each_item([&](const NodeItem& item) {
+    NodeGroup& g = groups[slot_of_node[item.node] - 1];
+    items[g.begin + g.count++] = item;
+  });
+  for (const auto& g : groups) slot_of_node[g.node] = 0;
+  for (const auto& g : groups)
+    if (g.held > 0 && cluster.node(g.node).free_gpus() >= gpus) return std::vector<JobIndex>{};
+  // A node costs at least its cheapest candidate: visit nodes by that bound and stop once it
+  // exceeds the best total found. The winner is the least (cost, victims, node index).
+  std::sort(groups.begin(), groups.end(), [](const NodeGroup& a, const NodeGroup& b) {
+    return std::tie(a.cheapest_gpu_ms, a.node) < std::tie(b.cheapest_gpu_ms, b.node);
   });
   Cost best_cost;
+  NodeIndex best_node = 0;
   std::optional<std::vector<JobIndex>> best;
   std::vector<NodeItem> on_node;
-  for (std::size_t begin = 0; begin < items.size();) {
-    std::size_t end = begin;
-    while (end < items.size() && items[end].node == items[begin].node) ++end;
-    on_node.assign(items.begin() + static_cast<std::ptrdiff_t>(begin),
-                   items.begin() + static_cast<std::ptrdiff_t>(end));
-    begin = end;
-    const int need = gpus - cluster.node(on_node.front().node).free_gpus();
-    if (need <= 0) return std::vector<JobIndex>{};
+  for (const auto& g : groups) {
+    if (best && g.cheapest_gpu_ms > best_cost.gpu_ms) break;
+    const int need = gpus - cluster.node(g.node).free_gpus();
+    if (g.held < need) continue;
+    on_node.assign(items.begin() + static_cast<std::ptrdiff_t>(g.begin),
+                   items.begin() + static_cast<std::ptrdiff_t>(g.begin + g.count));
     auto [node_cost, chosen] = cheapest_cover(on_node, cost, need);
-    // Nodes are visited in ascending index, so a strict improvement keeps the lowest index.
-    if (node_cost.infinite() || !(node_cost < best_cost)) continue;
+    if (node_cost.infinite()) continue;
+    if (best && std::tie(best_cost, best_node) < std::tie(node_cost, g.node)) continue;
     best_cost = node_cost;
+    best_node = g.node;
     best.emplace();
     for (std::size_t k : chosen) best->push_back(candidates[on_node[k].candidate]);
   }

@@ -3,13 +3,14 @@
 //
 // Contract: the profile starts fully free at `capacity`; reserve() takes GPUs over [from, to)
 // and release() gives them back. Free never leaves [0, capacity] (asserted). Adjacent steps
-// with equal free counts are merged, so the number of steps is at most twice the number of
-// reservations in force. Each update costs O(log S + steps inside the interval), each search
-// O(steps it scans).
+// with equal free counts are merged, so the number of steps S is at most twice the number of
+// reservations in force. Steps live in one sorted array: lookups are binary searches, and the
+// scans and updates walk contiguous memory (an update costs O(log S + steps inside the
+// interval), plus a memmove when it adds a step; a search O(steps it scans)).
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <vector>
 
 #include "schedlab/types.hpp"
 
@@ -35,18 +36,29 @@ class AvailabilityProfile {
   void reserve(TimeMs from_ms, TimeMs to_ms, std::int64_t gpus);
   void release(TimeMs from_ms, TimeMs to_ms, std::int64_t gpus);
 
-  std::size_t steps() const { return free_from_.size(); }
+  std::size_t steps() const { return steps_.size() - first_; }
 
  private:
+  struct Step {
+    TimeMs start_ms;  // the step lasts until the next step's start (the last one forever)
+    std::int64_t free;
+  };
+  using Iter = std::vector<Step>::iterator;
+  using ConstIter = std::vector<Step>::const_iterator;
+  ConstIter begin() const { return steps_.begin() + static_cast<std::ptrdiff_t>(first_); }
+  Iter begin() { return steps_.begin() + static_cast<std::ptrdiff_t>(first_); }
+  // The step holding `time_ms` (>= origin).
+  ConstIter step_at(TimeMs time_ms) const;
+  // Index of the step starting exactly at `time_ms`, splitting the one holding it if needed.
+  std::size_t split(TimeMs time_ms);
   void add(TimeMs from_ms, TimeMs to_ms, std::int64_t delta);
-  // Ensures a step starts exactly at `time_ms`; returns it.
-  std::map<TimeMs, std::int64_t>::iterator split(TimeMs time_ms);
 
   std::int64_t capacity_;
   TimeMs origin_ms_ = 0;
-  // key: start of a step; value: free GPUs from there until the next key (the last step lasts
-  // forever). The first key is always origin_ms_.
-  std::map<TimeMs, std::int64_t> free_from_;
+  // Sorted by start; steps_[first_] starts at origin_ms_ (earlier ones are dead, dropped in
+  // bulk once they are the majority).
+  std::vector<Step> steps_;
+  std::size_t first_ = 0;
 };
 
 // a + b for non-negative durations, saturating at kNever.
