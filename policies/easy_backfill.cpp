@@ -226,7 +226,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   }
 
   std::set<Entry> queue_;
-  std::vector<Entry> fresh_;           // queued since the last schedule()
+  std::vector<Entry> fresh_;                  // queued since the last schedule()
   std::map<int, std::uint32_t> gpus_queued_;  // queued jobs per GPU count (smallest first)
   std::set<std::pair<TimeMs, JobIndex>> running_by_end_;
   std::vector<TimeMs> end_ms_;  // [job] walltime-based end of its current attempt
