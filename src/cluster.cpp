@@ -202,10 +202,6 @@ std::int64_t Cluster::free_gpus_of(GpuTypeIndex type) const {
   return type == kAnyGpuType ? free_gpus_ : free_by_type_[type];
 }
 
-std::int64_t Cluster::unavailable_gpus_of(GpuTypeIndex type) const {
-  return type == kAnyGpuType ? unavailable_gpus_ : unavailable_by_type_[type];
-}
-
 int Cluster::max_node_gpus(GpuTypeIndex type) const {
   return type == kAnyGpuType ? max_node_gpus_ : max_node_by_type_[type];
 }
@@ -248,8 +244,7 @@ void Cluster::release(const Placement& placement) {
   for (const auto& a : placement) {
     SCHEDLAB_ASSERT(a.node < nodes_.size(), "released node exists");
     Node& n = nodes_[a.node];
-    SCHEDLAB_ASSERT((a.gpus & n.free_mask) == 0 && (a.gpus & ~n.all_mask()) == 0 &&
-                        node_state_[a.node] == NodeState::kOn,
+    SCHEDLAB_ASSERT((a.gpus & n.free_mask) == 0 && (a.gpus & ~n.all_mask()) == 0,
                     "released GPUs were held");
     const int before = n.free_gpus();
     n.free_mask |= a.gpus;

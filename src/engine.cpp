@@ -280,7 +280,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
 
   // Ends the current attempt at now: releases GPUs, accounts run time, overhead and energy.
   // Returns the job's total work done (reference ms) as of now.
-  TimeMs end_attempt(JobIndex job) {
+  [[gnu::always_inline]] TimeMs end_attempt(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
     const TimeMs elapsed_ms = now_ - state.last_start_ms;
@@ -341,8 +341,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
 
   // ===== Cluster models (docs/cluster.md). None of this runs with every model off. =====
 
-  // Node events carry (generation << 2 | cause) in Event::attempt; an event whose generation is
-  // not the node's current one is stale (the node changed state or was allocated since).
+  // Node events carry (generation << 2 | cause) in Event::attempt. A repair or boot event whose
+  // generation is not the node's current one is stale (the node changed state since); power-off
+  // timers carry none: a node has at most one pending (idle_timer_ms_).
   static constexpr std::uint32_t kCauseFailure = 0;  // kNodeDown: the node fails
   static constexpr std::uint32_t kCauseIdle = 1;     // kNodeDown: an idle node's power-off timer
   static constexpr std::uint32_t kCauseRepair = 2;   // kNodeUp: the failed node is repaired
@@ -375,14 +376,19 @@ class Engine::Impl final : public SchedContext, public Decisions {
         failure_mean_ms_ = mean_ms_between_failures(cluster_.node_count(), o.failure_rate_per_1000_node_days);
     }
     if (failures_on_ || power_saving_on_) node_gen_.assign(cluster_.node_count(), 0);
-    if (power_saving_on_) queued_gpus_by_type_.assign(cluster_.gpu_types().size() + 1, 0);
+    if (power_saving_on_) {
+      queued_gpus_by_type_.assign(cluster_.gpu_types().size() + 1, 0);
+      supply_scratch_.assign(cluster_.gpu_types().size(), 0);
+      idle_since_ms_.assign(cluster_.node_count(), kUnsetMs);
+      idle_timer_ms_.assign(cluster_.node_count(), kNever);
+    }
   }
 
   void start_cluster_models() {
     if (failure_mean_ms_ > 0) schedule_next_failure();
     if (options_.failure_trace) push_next_trace_failures();
     if (power_saving_on_)
-      for (NodeIndex n = 0; n < cluster_.node_count(); ++n) arm_idle_timer(n);
+      for (NodeIndex n = 0; n < cluster_.node_count(); ++n) mark_idle(n);
   }
 
   // Queue-demand slot of a queued job: its GPU type, or the last slot for untyped jobs.
@@ -392,11 +398,11 @@ class Engine::Impl final : public SchedContext, public Decisions {
     return type == kAnyGpuType ? cluster_.gpu_types().size() : type;
   }
 
-  // A job just started on its placement: record GPU owners (failures) and cancel the nodes'
-  // power-off timers (power saving).
-  void note_start_on_nodes(JobIndex job) {
+  // A job just started on its placement: record GPU owners (failures); its nodes are no longer
+  // idle (power saving).
+  [[gnu::noinline]] void note_start_on_nodes(JobIndex job) {
     for (const auto& a : states_[job].placement) {
-      if (power_saving_on_) ++node_gen_[a.node];
+      if (power_saving_on_) idle_since_ms_[a.node] = kUnsetMs;
       if (failures_on_) {
         const Node& n = cluster_.node(a.node);
         for (GpuMask m = a.gpus; m != 0; m &= m - 1)
@@ -406,7 +412,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
   }
 
   // The job's share of its nodes' base power: its fraction of each node's GPUs (--node-power).
-  double node_base_share_w(const Placement& placement) const {
+  [[gnu::noinline]] double node_base_share_w(const Placement& placement) const {
     if (!options_.node_power) return 0.0;
     double watts = 0.0;
     for (const auto& a : placement) {
@@ -420,19 +426,26 @@ class Engine::Impl final : public SchedContext, public Decisions {
     const NodeState from = cluster_.node_state(node);
     cluster_.set_node_state(node, state);
     ++node_gen_[node];
+    if (power_saving_on_) idle_since_ms_[node] = kUnsetMs;
     for (auto* observer : observers_) observer->on_node(*this, node, from);
   }
 
-  void arm_idle_timer(NodeIndex node) {
-    ++node_gen_[node];
-    events_.push(now_ + options_.power_off_idle_ms, EventKind::kNodeDown, node,
-                 node_stamp(node_gen_[node], kCauseIdle));
+  // Power-off timers: a node has at most one pending (idle_timer_ms_); when it fires early
+  // because the node was busy in between, it is pushed again to idle_since + --power-off-idle.
+  void mark_idle(NodeIndex node) {
+    idle_since_ms_[node] = now_;
+    if (idle_timer_ms_[node] == kNever) push_idle_timer(node, now_ + options_.power_off_idle_ms);
   }
 
-  void arm_idle_timers(const Placement& placement) {
+  void push_idle_timer(NodeIndex node, TimeMs at_ms) {
+    idle_timer_ms_[node] = at_ms;
+    events_.push(at_ms, EventKind::kNodeDown, node, node_stamp(0, kCauseIdle));
+  }
+
+  [[gnu::noinline]] void arm_idle_timers(const Placement& placement) {
     for (const auto& a : placement) {
       const Node& n = cluster_.node(a.node);
-      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn) arm_idle_timer(a.node);
+      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn) mark_idle(a.node);
     }
   }
 
@@ -455,7 +468,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
   void wake_for_queue() {
     if (cluster_.nodes_in_state(NodeState::kOff) == 0) return;
     const std::size_t types = cluster_.gpu_types().size();
-    std::vector<std::int64_t> supply(types, 0);
+    std::vector<std::int64_t>& supply = supply_scratch_;
+    std::fill(supply.begin(), supply.end(), 0);
     for (const auto& g : cluster_.groups())
       supply[g.type] += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kBooting)]) * g.gpus_per_node;
     std::int64_t spare = 0;
@@ -532,28 +546,28 @@ class Engine::Impl final : public SchedContext, public Decisions {
       return true;
     }
     const NodeIndex node = event.subject;
-    if (generation != (node_gen_[node] & kGenerationMask)) return false;
     const NodeState state = cluster_.node_state(node);
-    switch (cause) {
-      case kCauseIdle: {
-        const Node& n = cluster_.node(node);
-        if (state != NodeState::kOn || n.free_mask != n.all_mask()) return false;
-        if (queued_demand_for(n.type) > 0) {
-          // Jobs that could use it are waiting: it stays on; look again later.
-          events_.push(now_ + options_.power_off_idle_ms, EventKind::kNodeDown, node, event.attempt);
-          return true;
-        }
-        set_node_state(node, NodeState::kOff);
+    if (cause == kCauseIdle) {
+      idle_timer_ms_[node] = kNever;
+      const TimeMs since_ms = idle_since_ms_[node];
+      if (state != NodeState::kOn || since_ms == kUnsetMs) return false;  // re-armed when idle again
+      if (since_ms + options_.power_off_idle_ms > now_) {  // busy in between: idle for less
+        push_idle_timer(node, since_ms + options_.power_off_idle_ms);
+        return false;
+      }
+      if (queued_demand_for(cluster_.node(node).type) > 0) {
+        // Jobs that could use it are waiting: it stays on; look again later.
+        push_idle_timer(node, now_ + options_.power_off_idle_ms);
         return true;
       }
-      case kCauseRepair:
-      case kCauseBoot:
-        if (state != (cause == kCauseRepair ? NodeState::kDown : NodeState::kBooting)) return false;
-        set_node_state(node, NodeState::kOn);
-        if (power_saving_on_) arm_idle_timer(node);
-        return true;
-      default: return false;
+      set_node_state(node, NodeState::kOff);
+      return true;
     }
+    if (generation != (node_gen_[node] & kGenerationMask)) return false;
+    if (state != (cause == kCauseRepair ? NodeState::kDown : NodeState::kBooting)) return false;
+    set_node_state(node, NodeState::kOn);
+    if (power_saving_on_) mark_idle(node);
+    return true;
   }
 
   // A node fails now: its jobs are killed and requeued, and it is down until `up_ms`.
@@ -576,7 +590,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
   // The job's attempt dies with a node: it keeps the work up to its last checkpoint (periodic
   // ones only; with interval 0 that is the checkpoint of its last preemption, or none) and is
   // queued again.
-  void fail_job(JobIndex job) {
+  [[gnu::noinline]] void fail_job(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
     SCHEDLAB_ASSERT(state.status == JobStatus::kRunning, "a failed node's GPUs belong to running jobs");
@@ -676,6 +690,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
   std::vector<std::uint32_t> node_gen_;             // per node, see node_stamp
   std::vector<JobIndex> gpu_owner_;                 // per global GPU id: the job that holds it
   std::vector<std::int64_t> queued_gpus_by_type_;   // per GPU type; last = untyped jobs
+  std::vector<std::int64_t> supply_scratch_;        // wake_for_queue: free + booting per type
+  std::vector<TimeMs> idle_since_ms_;               // per node: on and idle since; kUnsetMs if not
+  std::vector<TimeMs> idle_timer_ms_;               // per node: pending power-off timer or kNever
   std::uint64_t stuck_grace_version_ = 0;           // node-state version of the last grace
   TimeMs stuck_grace_until_ms_ = 0;
 };

@@ -66,6 +66,7 @@ void MetricsCollector::on_begin(const SchedContext& ctx) {
     type_total_gpus_.push_back(ctx.cluster().total_gpus_of(t));
   totals_ = Totals{};
   uncommitted_.clear();
+  uncommitted_models_.clear();
   series_.clear();
   extended_ = cluster_models_active(ctx.options(), ctx.cluster());
   node_power_ = ctx.options().node_power;
@@ -94,42 +95,60 @@ void MetricsCollector::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeM
   s.queued_gpus = ctx.queued_gpus();
   s.running_jobs = static_cast<std::int64_t>(ctx.running().size());
   if (extended_) {
-    const PowerBreakdown power = cluster_power(cluster, node_power_);
-    s.busy_power_w = power.gpu_busy_w;
-    s.idle_power_w = power.gpu_idle_w;
-    s.node_base_power_w = power.node_base_w;
-    s.off_power_w = power.off_w;
-    s.boot_power_w = power.boot_w;
-    for (const auto& g : cluster.groups()) {
-      s.down_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kDown)]) * g.gpus_per_node;
-      s.off_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kOff)] +
-                                              g.in_state[static_cast<int>(NodeState::kBooting)]) *
-                    g.gpus_per_node;
-    }
-    s.off_nodes = cluster.nodes_in_state(NodeState::kOff);
-    s.down_nodes = cluster.nodes_in_state(NodeState::kDown);
-    uncommitted_.push_back(s);
+    advance_with_models(cluster, s);
     return;
   }
+  // Without cluster models no node is ever unavailable: busy = total - free.
   const auto& types = cluster.gpu_types();
   for (GpuTypeIndex t = 0; t < types.size(); ++t) {
     if (type_total_gpus_[t] == 0) continue;
-    const auto busy = static_cast<double>(cluster.busy_gpus_of_type(t));
+    const auto busy = static_cast<double>(type_total_gpus_[t] - cluster.free_gpus_of(t));
     s.busy_power_w += busy * types[t].busy_power_w;
     s.idle_power_w += (static_cast<double>(type_total_gpus_[t]) - busy) * types[t].idle_power_w;
   }
   uncommitted_.push_back(s);
 }
 
-void MetricsCollector::on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition what) {
-  if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
-  for (const auto& segment : uncommitted_) commit(segment);
-  uncommitted_.clear();
+// Segment fields under the cluster models: power by node state, and what is down or off.
+void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
+  const PowerBreakdown power = cluster_power(cluster, node_power_);
+  s.busy_power_w = power.gpu_busy_w;
+  s.idle_power_w = power.gpu_idle_w;
+  ModelSegment m;
+  m.node_base_power_w = power.node_base_w;
+  m.off_power_w = power.off_w;
+  m.boot_power_w = power.boot_w;
+  for (const auto& g : cluster.groups()) {
+    m.down_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kDown)]) * g.gpus_per_node;
+    m.off_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kOff)] +
+                                            g.in_state[static_cast<int>(NodeState::kBooting)]) *
+                  g.gpus_per_node;
+  }
+  m.off_nodes = cluster.nodes_in_state(NodeState::kOff);
+  m.down_nodes = cluster.nodes_in_state(NodeState::kDown);
+  uncommitted_.push_back(s);
+  uncommitted_models_.push_back(m);
 }
 
-void MetricsCollector::on_end(const SchedContext& /*ctx*/) { uncommitted_.clear(); }
+void MetricsCollector::on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition what) {
+  if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
+  if (extended_) {
+    for (std::size_t i = 0; i < uncommitted_.size(); ++i) commit<true>(uncommitted_[i], uncommitted_models_[i]);
+  } else {
+    static const ModelSegment kNone;
+    for (const auto& segment : uncommitted_) commit<false>(segment, kNone);
+  }
+  uncommitted_.clear();
+  uncommitted_models_.clear();
+}
 
-void MetricsCollector::commit(const Segment& s) {
+void MetricsCollector::on_end(const SchedContext& /*ctx*/) {
+  uncommitted_.clear();
+  uncommitted_models_.clear();
+}
+
+template <bool kModels>
+void MetricsCollector::commit(const Segment& s, const ModelSegment& m) {
   const auto dt = static_cast<double>(s.to_ms - s.from_ms);
   totals_.span_ms += s.to_ms - s.from_ms;
   totals_.busy_gpu_ms += static_cast<double>(s.busy_gpus) * dt;
@@ -138,19 +157,20 @@ void MetricsCollector::commit(const Segment& s) {
     totals_.idle_while_waiting_gpu_ms += static_cast<double>(total_gpus_ - s.busy_gpus) * dt;
   totals_.energy_busy_j += s.busy_power_w * dt / kMsPerSecond;
   totals_.energy_idle_j += s.idle_power_w * dt / kMsPerSecond;
-  if (extended_) {
-    totals_.energy_node_base_j += s.node_base_power_w * dt / kMsPerSecond;
-    totals_.energy_off_j += s.off_power_w * dt / kMsPerSecond;
-    totals_.energy_boot_j += s.boot_power_w * dt / kMsPerSecond;
-    totals_.down_gpu_ms += static_cast<double>(s.down_gpus) * dt;
-    totals_.off_gpu_ms += static_cast<double>(s.off_gpus) * dt;
+  if constexpr (kModels) {
+    totals_.energy_node_base_j += m.node_base_power_w * dt / kMsPerSecond;
+    totals_.energy_off_j += m.off_power_w * dt / kMsPerSecond;
+    totals_.energy_boot_j += m.boot_power_w * dt / kMsPerSecond;
+    totals_.down_gpu_ms += static_cast<double>(m.down_gpus) * dt;
+    totals_.off_gpu_ms += static_cast<double>(m.off_gpus) * dt;
     if (const auto& carbon = ctx_->options().carbon)
-      totals_.emissions_g += carbon->grams(facility_power_w(s), s.from_ms, s.to_ms, carbon_cursor_);
+      totals_.emissions_g += carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, carbon_cursor_);
   }
-  add_to_series(s);
+  add_to_series<kModels>(s, m);
 }
 
-void MetricsCollector::add_to_series(const Segment& s) {
+template <bool kModels>
+void MetricsCollector::add_to_series(const Segment& s, const ModelSegment& m) {
   // Rows are aligned to multiples of the interval from time 0.
   TimeMs t = s.from_ms;
   while (t < s.to_ms) {
@@ -168,10 +188,10 @@ void MetricsCollector::add_to_series(const Segment& s) {
     row.queued_jobs_ms += static_cast<double>(s.queued_jobs) * dt;
     row.queued_gpus_ms += static_cast<double>(s.queued_gpus) * dt;
     row.running_jobs_ms += static_cast<double>(s.running_jobs) * dt;
-    if (extended_) {
-      row.energy_j += facility_power_w(s) * dt / kMsPerSecond;
-      row.off_nodes_ms += static_cast<double>(s.off_nodes) * dt;
-      row.down_nodes_ms += static_cast<double>(s.down_nodes) * dt;
+    if constexpr (kModels) {
+      row.energy_j += facility_power_w(s, m) * dt / kMsPerSecond;
+      row.off_nodes_ms += static_cast<double>(m.off_nodes) * dt;
+      row.down_nodes_ms += static_cast<double>(m.down_nodes) * dt;
     } else {
       row.energy_j += (s.busy_power_w + s.idle_power_w) * dt / kMsPerSecond;
     }
@@ -262,8 +282,8 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   return out;
 }
 
-double MetricsCollector::facility_power_w(const Segment& s) const {
-  return (s.busy_power_w + s.idle_power_w + s.node_base_power_w + s.off_power_w + s.boot_power_w) * pue_;
+double MetricsCollector::facility_power_w(const Segment& s, const ModelSegment& m) const {
+  return (s.busy_power_w + s.idle_power_w + m.node_base_power_w + m.off_power_w + m.boot_power_w) * pue_;
 }
 
 void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {

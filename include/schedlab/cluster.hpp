@@ -133,7 +133,9 @@ class Cluster {
   // GPUs of a type (kAnyGpuType = all), total and free.
   std::int64_t total_gpus_of(GpuTypeIndex type) const;
   std::int64_t free_gpus_of(GpuTypeIndex type) const;
-  std::int64_t unavailable_gpus_of(GpuTypeIndex type) const;
+  std::int64_t unavailable_gpus_of(GpuTypeIndex type) const {
+    return type == kAnyGpuType ? unavailable_gpus_ : unavailable_by_type_[type];
+  }
   std::int64_t busy_gpus_of_type(GpuTypeIndex type) const {
     return total_gpus_of(type) - free_gpus_of(type) - unavailable_gpus_of(type);
   }

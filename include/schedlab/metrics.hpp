@@ -70,7 +70,9 @@ class MetricsCollector : public Observer {
     std::int64_t running_jobs = 0;
     double busy_power_w = 0;
     double idle_power_w = 0;
-    // Cluster models only (extended_).
+  };
+  // What the cluster models add to a segment (kept apart so the plain path stays small).
+  struct ModelSegment {
     double node_base_power_w = 0;
     double off_power_w = 0;
     double boot_power_w = 0;
@@ -90,10 +92,13 @@ class MetricsCollector : public Observer {
     double off_nodes_ms = 0;
     double down_nodes_ms = 0;
   };
-  void commit(const Segment& segment);
+  void advance_with_models(const Cluster& cluster, Segment& segment);
+  template <bool kModels>
+  void commit(const Segment& segment, const ModelSegment& models);
   [[noreturn]] void throw_too_many_rows() const;
-  void add_to_series(const Segment& segment);
-  double facility_power_w(const Segment& segment) const;
+  template <bool kModels>
+  void add_to_series(const Segment& segment, const ModelSegment& models);
+  double facility_power_w(const Segment& segment, const ModelSegment& models) const;
   void add_energy_keys(nlohmann::ordered_json& out) const;
   void add_option_keys(nlohmann::ordered_json& options_json) const;
 
@@ -110,6 +115,7 @@ class MetricsCollector : public Observer {
   // Segments after the latest finish: committed at the next finish, dropped at the end, so
   // every integral stops at the last finish.
   std::vector<Segment> uncommitted_;
+  std::vector<ModelSegment> uncommitted_models_;  // parallel to uncommitted_ when extended_
   std::vector<SeriesRow> series_;
 };
 
