@@ -5,15 +5,19 @@
 //   free GPUs that fit; ties: lowest index). Inside it, the job takes the GPUs of one NVLink
 //   domain when one has room (the domain with the fewest free GPUs that fits; ties: lowest),
 //   else the node's lowest free GPUs.
-// - A larger job spans the fewest nodes possible: k, the smallest number of nodes whose free
+// - A larger job that is a multiple of the largest node size s of its type goes, when some rack
+//   has k = gpus / s wholly free nodes of size s, onto the first k of them in the first rack (in
+//   node order) to gather k: the best possible placement.
+// - Otherwise it spans the fewest nodes possible: k, the smallest number of nodes whose free
 //   GPUs can hold it. If a single rack can hold it on k nodes, it goes into one such rack: the
 //   one leaving the fewest free GPUs on its last node, then the rack with fewer free GPUs, then
 //   the lowest rack index. Otherwise racks are added in order of what their k largest nodes
 //   hold (most first; ties: lowest index) until together they can hold it on k nodes. In the
 //   chosen racks it takes every free GPU of the k-1 nodes with the most free GPUs (ties: lowest
 //   index) and the rest on the best-fit node among the others.
-// Cost: single-node jobs as pack (O(log n) per group); multi-node jobs O(F log F + racks) with
-// F the nodes of the type that have free GPUs. Reads only the cluster's free state and racks.
+// Cost: single-node jobs as pack (O(log n) per group); whole-node jobs O(wholly free nodes
+// scanned + racks); other multi-node jobs O(F log F + racks) with F the nodes of the type that
+// have free GPUs. Reads only the cluster's free state and racks.
 #include <algorithm>
 #include <bit>
 
@@ -70,6 +74,7 @@ class TopologyPlacement final : public PlacementStrategy {
  private:
   static std::optional<Placement> place_multi_node(const Cluster& cluster, GpuTypeIndex type,
                                                    int gpus) {
+    if (auto whole = place_whole_nodes(cluster, type, gpus)) return whole;
     std::vector<Candidate> candidates;
     for (const auto& group : cluster.groups()) {
       if (!Cluster::type_matches(type, group.type)) continue;
@@ -145,6 +150,46 @@ class TopologyPlacement final : public PlacementStrategy {
       }
     }
     return take(cluster, chosen, k, gpus);
+  }
+
+  // Whole-node fast path. When the job is a multiple of the largest node size s of its type, k =
+  // gpus / s wholly free nodes of size s in one rack is the best possible placement (fewest
+  // nodes, one rack, nothing left over): take the first rack, in node order, that gathers k of
+  // them. Cost O(wholly free nodes scanned + racks); nullopt when no rack has k.
+  static std::optional<Placement> place_whole_nodes(const Cluster& cluster, GpuTypeIndex type,
+                                                    int gpus) {
+    const int size = cluster.max_node_gpus(type);
+    if (size < 1 || gpus % size != 0) return std::nullopt;
+    const auto k = static_cast<std::uint32_t>(gpus / size);
+    std::uint64_t whole = 0;
+    for (const auto& group : cluster.groups())
+      if (Cluster::type_matches(type, group.type) && group.gpus_per_node == size)
+        whole += group.nodes_by_free[static_cast<std::size_t>(size)].size();
+    if (whole < k) return std::nullopt;
+    std::vector<std::uint32_t> gathered(cluster.rack_count(), 0);
+    for (const auto& group : cluster.groups()) {
+      if (!Cluster::type_matches(type, group.type) || group.gpus_per_node != size) continue;
+      const IndexSet& bucket = group.nodes_by_free[static_cast<std::size_t>(size)];
+      for (std::uint32_t local = bucket.first(); local != IndexSet::npos;
+           local = bucket.next(local + 1)) {
+        const std::uint32_t rack = cluster.node(group.first_node + local).rack;
+        if (++gathered[rack] < k) continue;
+        // Rack `rack` holds k wholly free nodes: its first k in node order.
+        Placement placement;
+        for (const auto& g : cluster.groups()) {
+          if (!Cluster::type_matches(type, g.type) || g.gpus_per_node != size) continue;
+          const IndexSet& b = g.nodes_by_free[static_cast<std::size_t>(size)];
+          for (std::uint32_t l = b.first(); l != IndexSet::npos && placement.size() < k;
+               l = b.next(l + 1)) {
+            const NodeIndex node = g.first_node + l;
+            if (cluster.node(node).rack == rack)
+              placement.push_back({node, cluster.node(node).all_mask()});
+          }
+        }
+        return placement;
+      }
+    }
+    return std::nullopt;
   }
 
   // GPUs left free on the last node when taking the first k-1 of `[first, last)` whole and the
