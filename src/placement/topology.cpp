@@ -16,8 +16,9 @@
 //   chosen racks it takes every free GPU of the k-1 nodes with the most free GPUs (ties: lowest
 //   index) and the rest on the best-fit node among the others.
 // Cost: single-node jobs as pack (O(log n) per group); whole-node jobs O(wholly free nodes
-// scanned + racks); other multi-node jobs O(F log F + racks) with F the nodes of the type that
-// have free GPUs. Reads only the cluster's free state and racks.
+// scanned + racks); other multi-node jobs O(F + racks) with F the nodes of the type that have
+// free GPUs (O(F log F) when no single rack holds the job). Reads only the cluster's free state and
+// racks.
 #include <algorithm>
 #include <bit>
 
@@ -75,10 +76,12 @@ class TopologyPlacement final : public PlacementStrategy {
   static std::optional<Placement> place_multi_node(const Cluster& cluster, GpuTypeIndex type,
                                                    int gpus) {
     if (auto whole = place_whole_nodes(cluster, type, gpus)) return whole;
+    // Candidates in (most free, lowest index) order without sorting: free counts descending,
+    // then groups in node order, then nodes in index order.
     std::vector<Candidate> candidates;
-    for (const auto& group : cluster.groups()) {
-      if (!Cluster::type_matches(type, group.type)) continue;
-      for (int k = group.gpus_per_node; k >= 1; --k) {
+    for (int k = cluster.max_node_gpus(type); k >= 1; --k) {
+      for (const auto& group : cluster.groups()) {
+        if (!Cluster::type_matches(type, group.type) || group.gpus_per_node < k) continue;
         const IndexSet& bucket = group.nodes_by_free[static_cast<std::size_t>(k)];
         for (std::uint32_t local = bucket.first(); local != IndexSet::npos;
              local = bucket.next(local + 1)) {
@@ -87,17 +90,21 @@ class TopologyPlacement final : public PlacementStrategy {
         }
       }
     }
-    std::sort(candidates.begin(), candidates.end(), more_free_first);
     // The fewest nodes that can hold the job: the ones with the most free GPUs.
     std::size_t k = 0;
     std::int64_t held = 0;
     while (k < candidates.size() && held < gpus) held += candidates[k++].free;
     if (held < gpus) return std::nullopt;
 
-    // Candidates by rack, each rack's in (most free, lowest index) order.
-    std::vector<Candidate> by_rack = candidates;
-    std::stable_sort(by_rack.begin(), by_rack.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.rack < b.rack; });
+    // Candidates by rack (a counting sort, stable), each rack's in (most free, lowest index) order.
+    std::vector<std::uint32_t> rack_begin(cluster.rack_count() + 1, 0);
+    for (const auto& c : candidates) ++rack_begin[c.rack + 1];
+    for (std::size_t r = 0; r < cluster.rack_count(); ++r) rack_begin[r + 1] += rack_begin[r];
+    std::vector<Candidate> by_rack(candidates.size());
+    {
+      std::vector<std::uint32_t> next(rack_begin.begin(), rack_begin.end() - 1);
+      for (const auto& c : candidates) by_rack[next[c.rack]++] = c;
+    }
     struct RackRange {
       std::uint32_t rack = 0;
       std::size_t begin = 0;
