@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
-DEMO_POLICIES ?= fifo
+DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
 .PHONY: all deps configure build test asan bench demo format format-check clean
 
@@ -34,7 +34,7 @@ bench: build
 	@$(BUILD_DIR)/bench/schedlab_bench --schedlab $(BUILD_DIR)/schedlab
 
 demo: build
-	@$(BUILD_DIR)/schedlab run --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policy fifo
+	@$(BUILD_DIR)/schedlab compare --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policies $(DEMO_POLICIES)
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
