@@ -7,7 +7,7 @@ DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
 DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
-.PHONY: all deps configure build test asan bench demo format format-check clean
+.PHONY: all deps configure build test gate asan bench demo format format-check clean
 
 all: build
 
@@ -22,6 +22,10 @@ build: configure
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Replays the bundled traces (tests/baselines/cases) and fails on a metric regression.
+gate: build
+	@bash scripts/gate-baselines $(BUILD_DIR)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps

@@ -14,9 +14,11 @@
 // --no-walltime-kill). A job that could not be backfilled is examined again only once GPUs were
 // released or the reservation changed; until then only newly queued jobs are tried.
 // Parameters: none.
-// Data structures: the queue is a std::set keyed (submit, index); running jobs are kept in a
-// std::set keyed (walltime end, index), so computing T releases only the jobs ending before
-// it, in a private mirror of the cluster (ClusterMirror) where the strategy is asked "what if".
+// Data structures: the queue is a std::set keyed (submit, index), also split by GPU count so a
+// backfill pass merges only the counts that can still fit the free GPUs; running jobs are kept
+// in a std::set keyed (walltime end, index), so computing T releases only the jobs ending
+// before it, in a private mirror of the cluster (ClusterMirror) where the strategy is asked
+// "what if".
 // Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949;
 // A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
 // estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
@@ -85,6 +87,8 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     queue_.insert(entry);
     fresh_.push_back(entry);
     ++gpus_queued_[ctx.spec(job).gpus];
+    ++walltimes_queued_[ctx.state(job).walltime_ms];
+    by_gpus_[ctx.spec(job).gpus].insert(entry);
   }
 
   void stopped(const SchedContext& ctx, JobIndex job) {
@@ -98,6 +102,9 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     queue_.erase({ctx.spec(job).submit_ms, job});
     const auto count = gpus_queued_.find(ctx.spec(job).gpus);
     if (--count->second == 0) gpus_queued_.erase(count);
+    by_gpus_[ctx.spec(job).gpus].erase({ctx.spec(job).submit_ms, job});
+    const auto walltime = walltimes_queued_.find(ctx.state(job).walltime_ms);
+    if (--walltime->second == 0) walltimes_queued_.erase(walltime);
     const JobState& state = ctx.state(job);
     end_ms_[job] = saturating_add(state.last_start_ms, state.walltime_ms);
     running_by_end_.emplace(end_ms_[job], job);
@@ -171,10 +178,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     }
     if (!held_.empty()) scratch.allocate(held_);
     if (full_pass) {
-      for (auto it = std::next(queue_.begin()); it != queue_.end() && can_fit_any(ctx);) {
-        const JobIndex job = (it++)->second;  // `job` may leave the queue
-        try_backfill(ctx, decisions, job);
-      }
+      full_backfill_pass(ctx, decisions);
     } else {
       for (const Entry& entry : fresh) {
         if (!can_fit_any(ctx)) break;
@@ -187,28 +191,86 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     if (!still_held.empty()) scratch.release(still_held);
   }
 
+  // Every queued job but the head, in queue order, except those whose GPU count cannot fit
+  // the free GPUs (more than any node has free, for a job that fits on one node; more than
+  // are free, for a larger one), or the spare GPUs when no queued job can end by T: they
+  // would be refused anyway. Implemented as a merge of the
+  // per-GPU-count queues that can still fit, so a pass over a long queue whose free GPUs are
+  // few and scattered visits only the jobs small enough to use them.
+  void full_backfill_pass(const SchedContext& ctx, Decisions& decisions) {
+    using Cursor = std::pair<std::set<Entry>::const_iterator, int>;  // (position, GPU count)
+    auto later = [](const Cursor& a, const Cursor& b) { return *b.first < *a.first; };
+    std::vector<Cursor> heap;
+    // Jobs that may run past T must fit the spare GPUs (the mirror holds P during the pass);
+    // if no queued job is short enough to end by T, that is the bound for all of them.
+    const bool any_short =
+        saturating_add(ctx.now(), walltimes_queued_.begin()->first) <= reserved_ms_;
+    auto make_bound = [&] { return FitBound(any_short ? ctx.cluster() : mirror_.scratch()); };
+    FitBound bound = make_bound();
+    for (const auto& [gpus, bucket] : by_gpus_)
+      if (!bucket.empty() && bound.may_fit(gpus)) heap.emplace_back(bucket.begin(), gpus);
+    std::make_heap(heap.begin(), heap.end(), later);
+    const JobIndex head = queue_.begin()->second;
+    while (!heap.empty() && can_fit_any(ctx)) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      auto& [it, gpus] = heap.back();
+      const JobIndex job = (it++)->second;  // `job` may leave its bucket below
+      const bool more = it != by_gpus_.at(gpus).end();
+      if (!bound.may_fit(gpus)) {  // free GPUs only shrink during the pass
+        heap.pop_back();
+        continue;
+      }
+      if (job != head && try_backfill(ctx, decisions, job)) bound = make_bound();
+      if (more) {
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
+    }
+  }
+
+  // Necessary conditions, from the free GPUs now, for a job of N GPUs to be placed.
+  struct FitBound {
+    explicit FitBound(const Cluster& cluster)
+        : free(cluster.free_gpus()), largest_node(cluster.max_node_gpus(kAnyGpuType)) {
+      for (const auto& group : cluster.groups())
+        for (int k = group.gpus_per_node; k > most_free_on_a_node; --k)
+          if (!group.nodes_by_free[static_cast<std::size_t>(k)].empty()) {
+            most_free_on_a_node = k;
+            break;
+          }
+    }
+    bool may_fit(int gpus) const {
+      return gpus <= largest_node ? gpus <= most_free_on_a_node : gpus <= free;
+    }
+    std::int64_t free;
+    int largest_node;
+    int most_free_on_a_node = 0;
+  };
+
   // Whether any queued job could fit the free GPUs by count.
   bool can_fit_any(const SchedContext& ctx) const {
     return !gpus_queued_.empty() && ctx.cluster().free_gpus() >= gpus_queued_.begin()->first;
   }
 
-  // Starts a non-head job now if it fits and cannot delay the reservation.
-  void try_backfill(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
+  // Starts a non-head job now if it fits and cannot delay the reservation; true if started.
+  bool try_backfill(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
     const GpuTypeIndex type = ctx.job_gpu_type(job);
     const int gpus = ctx.spec(job).gpus;
-    if (ctx.cluster().free_gpus_of(type) < gpus) return;
+    if (ctx.cluster().free_gpus_of(type) < gpus) return false;
     if (saturating_add(ctx.now(), ctx.state(job).walltime_ms) <= reserved_ms_) {
-      if (!decisions.try_start(job)) return;
+      if (!decisions.try_start(job)) return false;
       unhold_overlap(ctx.state(job).placement);
     } else {
       Cluster& scratch = mirror_.scratch();
-      if (scratch.free_gpus_of(type) < gpus) return;
+      if (scratch.free_gpus_of(type) < gpus) return false;
       auto placement = ctx.placement().place(scratch, type, gpus);
-      if (!placement) return;
+      if (!placement) return false;
       decisions.start(job, std::move(*placement));
     }
     mirror_.track_start(ctx, job);
     started(ctx, job);
+    return true;
   }
 
   // A job that ends before T may use reserved GPUs: they stop being held for the pass.
@@ -226,8 +288,11 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   }
 
   std::set<Entry> queue_;
-  std::vector<Entry> fresh_;                  // queued since the last schedule()
-  std::map<int, std::uint32_t> gpus_queued_;  // queued jobs per GPU count (smallest first)
+  std::vector<Entry> fresh_;                          // queued since the last schedule()
+  std::map<int, std::uint32_t> gpus_queued_;          // queued jobs per GPU count (smallest first)
+  std::map<TimeMs, std::uint32_t> walltimes_queued_;  // queued jobs per walltime
+  // The queue split by GPU count; buckets are never erased (a pass holds iterators to them).
+  std::map<int, std::set<Entry>> by_gpus_;
   std::set<std::pair<TimeMs, JobIndex>> running_by_end_;
   std::vector<TimeMs> end_ms_;  // [job] walltime-based end of its current attempt
   ClusterMirror mirror_;

@@ -73,7 +73,7 @@ class LasPolicy final : public Policy {
     // Later jobs sit in the same or higher-numbered queues, so they have no more victims and
     // no more free GPUs than an earlier one: once a job of N GPUs of a type found no room,
     // no later job of N or more GPUs of that type (or of any type, for an untyped one) can.
-    FailedSizes failed;
+    FailedSizes failed(ctx.cluster());
     // Tries one waiting job; false when no later job can start either.
     auto visit = [&](const Entry& entry) {
       const auto [queue, submit_ms, job] = entry;
@@ -88,9 +88,11 @@ class LasPolicy final : public Policy {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         return true;
       }
-      if ((fits(ctx, job) && decisions.try_start(job)) ||
-          (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms))) {
+      if (fits(ctx, job) && decisions.try_start(job)) {
         started(ctx, job, lowest_failed_queue);
+      } else if (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms)) {
+        started(ctx, job, lowest_failed_queue);
+        failed.clear();  // the victims may free more GPUs than the job takes
       } else {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         failed.add(type, gpus);

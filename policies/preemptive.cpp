@@ -50,7 +50,7 @@ class PreemptivePolicy final : public Policy {
     mirror_.begin(ctx);
     TimeMs wake_ms = kNever;
     // Later jobs have no higher priority, so no more victims or free GPUs (see FailedSizes).
-    FailedSizes failed;
+    FailedSizes failed(ctx.cluster());
     for (auto it = queue_.begin(); it != queue_.end();) {
       const JobIndex job = it->second;
       const std::int64_t priority = ctx.spec(job).priority;
@@ -65,7 +65,10 @@ class PreemptivePolicy final : public Policy {
         started(ctx, job);
         continue;
       }
-      if (victims_exist && preempt_for(ctx, decisions, job, wake_ms)) continue;
+      if (victims_exist && preempt_for(ctx, decisions, job, wake_ms)) {
+        failed.clear();  // the victims may free more GPUs than the job takes
+        continue;
+      }
       if (blocking_) break;
       failed.add(type, gpus);
     }

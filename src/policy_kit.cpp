@@ -265,7 +265,18 @@ std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, Clu
   return victims_across_nodes(ctx, mirror, job, candidates, cost);
 }
 
+FailedSizes::FailedSizes(const Cluster& cluster) {
+  int smallest_node = std::numeric_limits<int>::max();
+  int largest_node = 0;
+  for (const auto& group : cluster.groups()) {
+    smallest_node = std::min(smallest_node, group.gpus_per_node);
+    largest_node = std::max(largest_node, group.gpus_per_node);
+  }
+  if (smallest_node != largest_node) counted_up_to_gpus_ = smallest_node;
+}
+
 void FailedSizes::add(GpuTypeIndex type, int gpus) {
+  if (gpus > counted_up_to_gpus_) return;
   for (auto& [t, smallest] : smallest_) {
     if (t != type) continue;
     smallest = std::min(smallest, gpus);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,14 +81,21 @@ std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, Clu
 // Within one schedule() pass over jobs whose chances only shrink as the pass goes on (no GPU
 // is released to later jobs, victims only become fewer), the smallest GPU count per type that
 // already found no room: a later job needing at least that many GPUs of that type, or of any
-// type after an untyped failure, cannot find room either.
+// type after an untyped failure, cannot find room either. On a cluster whose nodes differ in
+// size that holds only for failures of jobs no larger than its smallest node (a larger job may
+// take whole small nodes where a smaller one found no node with room), so only those count.
 class FailedSizes {
  public:
+  FailedSizes() = default;  // nodes of one size
+  explicit FailedSizes(const Cluster& cluster);
   void add(GpuTypeIndex type, int gpus);
   bool rules_out(GpuTypeIndex type, int gpus) const;
+  // After a preemption: the victims may free more GPUs than the job takes.
+  void clear() { smallest_.clear(); }
 
  private:
-  std::vector<std::pair<GpuTypeIndex, int>> smallest_;  // few entries: one per type seen
+  std::vector<std::pair<GpuTypeIndex, int>> smallest_;        // few entries: one per type seen
+  int counted_up_to_gpus_ = std::numeric_limits<int>::max();  // larger failures are not kept
 };
 
 // Parameter helpers: each throws ConfigError "--param key=value: policy 'P' expects ...".

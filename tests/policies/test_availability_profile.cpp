@@ -102,3 +102,21 @@ TEST_CASE("failed sizes rule out larger jobs of the same or any type", "[policie
   CHECK(failed.rules_out(kAnyGpuType, 2));
   CHECK_FALSE(failed.rules_out(1, 1));
 }
+
+TEST_CASE("failed sizes keep only failures no larger than the smallest node when sizes differ",
+          "[policies][profile]") {
+  // Nodes of 4 and 8 GPUs: a 6-GPU job may find no node with room while a 12-GPU job takes
+  // three whole 4-GPU nodes, so a 6-GPU failure must not rule out larger jobs.
+  FailedSizes mixed(Cluster(parse_cluster_spec("4x4,2x8")));
+  mixed.add(kAnyGpuType, 6);
+  CHECK_FALSE(mixed.rules_out(kAnyGpuType, 12));
+  mixed.add(kAnyGpuType, 3);
+  CHECK(mixed.rules_out(kAnyGpuType, 3));
+  CHECK(mixed.rules_out(kAnyGpuType, 12));
+  CHECK_FALSE(mixed.rules_out(kAnyGpuType, 2));
+
+  FailedSizes uniform(Cluster(parse_cluster_spec("4x8")));
+  uniform.add(kAnyGpuType, 12);
+  CHECK(uniform.rules_out(kAnyGpuType, 16));
+  CHECK_FALSE(uniform.rules_out(kAnyGpuType, 11));
+}

@@ -1,9 +1,10 @@
-// The committed regression baselines (tests/baselines/philly-6214e9_32x8-V100_<policy>.json,
-// replayed and checked by CI) and `schedlab run --baseline`.
+// The committed regression baselines (tests/baselines/cases and NAME_POLICY.json, replayed and
+// checked by CI through scripts/gate-baselines) and `schedlab run --baseline`.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -19,27 +20,44 @@ namespace fs = std::filesystem;
 
 TEST_CASE("committed baselines are reproducible summaries of registered policies",
           "[workflows][baselines]") {
+  // tests/baselines/cases: NAME TRACE CLUSTER POLICY[,POLICY...] [RUN OPTION...]; every
+  // (case, policy) has NAME_POLICY.json and no other baseline file exists.
   const fs::path dir = fs::path(source_dir()) / "tests" / "baselines";
-  const std::string prefix = "philly-6214e9_32x8-V100_";
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().filename().string().starts_with(prefix) && entry.path().extension() == ".json")
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  REQUIRE_FALSE(files.empty());
+  std::ifstream cases(dir / "cases");
+  REQUIRE(cases.good());
   std::set<std::string> registered;
   for (const auto& info : registered_policies()) registered.insert(info.name);
-  for (const auto& file : files) {
-    INFO(file.string());
-    const CheckInput baseline = load_check_input(file.string());
-    const auto& summary = baseline.summaries.front().second;
-    const std::string policy = summary.at("policy").get<std::string>();
-    CHECK(file.filename().string() == prefix + policy + ".json");
-    CHECK(registered.contains(policy));
-    CHECK(summary.at("trace") == "traces/philly-6214e9.csv");
-    CHECK(numeric_at(summary, "jobs.submitted") == 1985.0);
-    CHECK(numeric_at(summary, "cluster.gpus") == 256.0);
-    CHECK(numeric_at(summary, "engine.wall_s") == 0.0);  // written with --reproducible
+  std::set<std::string> expected_files;
+  std::set<std::string> traces;
+  for (std::string line; std::getline(cases, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    std::istringstream words(line);
+    std::string name, trace, cluster, policies;
+    words >> name >> trace >> cluster >> policies;
+    INFO(line);
+    REQUIRE_FALSE(policies.empty());
+    CHECK(fs::exists(fs::path(source_dir()) / trace));
+    traces.insert(trace);
+    std::istringstream policy_list(policies);
+    for (std::string policy; std::getline(policy_list, policy, ',');) {
+      const std::string file = name + "_" + policy + ".json";
+      INFO(file);
+      CHECK(registered.contains(policy));
+      REQUIRE(fs::exists(dir / file));
+      expected_files.insert(file);
+      const CheckInput baseline = load_check_input((dir / file).string());
+      const auto& summary = baseline.summaries.front().second;
+      CHECK(summary.at("policy") == policy);
+      CHECK(summary.at("trace") == trace);
+      CHECK(numeric_at(summary, "jobs.submitted") > 0.0);
+      CHECK(numeric_at(summary, "engine.wall_s") == 0.0);  // written with --reproducible
+    }
+  }
+  CHECK(expected_files.size() >= 18);
+  CHECK(traces.size() >= 4);  // the bundled traces in several formats
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (entry.path().extension() == ".json") CHECK(expected_files.contains(file));
   }
 }
 
