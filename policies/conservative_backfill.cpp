@@ -20,10 +20,10 @@
 // it (such a re-plan may move later jobs' reservations later; on clusters where counting is
 // exact, one node or whole-node jobs, it never happens with walltime kills on).
 // Parameters: none.
-// Data structures: a std::set queue keyed (submit, index); one AvailabilityProfile (std::map
-// step function, merged steps) per GPU type; a std::set of reservations keyed (start, index)
-// so each instant only touches the reservations that start now. Without early ends (exact
-// estimates) an instant costs O(log) per started or arriving job plus the profile steps the
+// Data structures: a std::set queue keyed (submit, index); one AvailabilityProfile (a step
+// function on one sorted array, merged steps) per GPU type; a std::set of reservations keyed
+// (start, index) so each instant only touches the reservations that start now. Without early ends
+// (exact estimates) an instant costs O(log) per started or arriving job plus the profile steps the
 // newcomer's search scans; a compression costs O(queue x profile steps).
 // Citation: A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and
 // user runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.

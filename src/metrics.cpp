@@ -318,7 +318,17 @@ std::string MetricsCollector::jobs_csv() const {
   const Trace& trace = ctx_->trace();
   const Cluster& cluster = ctx_->cluster();
   std::string out;
-  out.reserve(trace.jobs.size() * 140 + 256);
+  // An upper bound of the rendered size, so the buffer never regrows (a regrowth would copy
+  // the whole text into fresh pages). Pages of the bound that are never written are never
+  // touched, so over-estimating costs address space only.
+  std::size_t bound = 512;
+  for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
+    const JobSpec& spec = trace.jobs[j];
+    bound += 400 + 2 * (spec.id.size() + trace.strings.str(spec.user).size() +
+                        trace.strings.str(spec.status).size()) +
+             12 * static_cast<std::size_t>(spec.gpus);  // at most one GPU id per GPU
+  }
+  out.reserve(bound);
   auto text = [&out](std::string_view value) { out.append(value); };
   auto integer = [&out](std::int64_t value) { append_int(out, value); };
   text("job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
