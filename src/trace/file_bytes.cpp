@@ -50,7 +50,16 @@ std::string read_gzip(const std::string& path) {
     if (n == 0) break;
     out.append(buffer, static_cast<std::size_t>(n));
   }
-  gzclose(file);
+  // A stream cut short reads as a clean end with the error recorded (Z_BUF_ERROR): check it,
+  // and the close, which reports a last member that ended mid-stream.
+  int code = Z_OK;
+  const std::string message = gzerror(file, &code);
+  const int closed = gzclose(file);
+  if (code != Z_OK && code != Z_STREAM_END)
+    throw TraceError(path, fmt::format("corrupt gzip data: {}", message));
+  if (closed == Z_BUF_ERROR)
+    throw TraceError(path, "corrupt gzip data: unexpected end of file (truncated?)");
+  if (closed != Z_OK) throw TraceError(path, "corrupt gzip data: cannot close the stream");
   return out;
 }
 

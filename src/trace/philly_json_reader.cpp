@@ -147,9 +147,19 @@ std::string parse_error_text(const json::parse_error& e) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-// A value for messages: strings as 'text', anything else as compact JSON, cut at 60 characters.
+// A value for messages: strings as 'text', scalars as compact JSON, arrays and objects by kind
+// and size (dumping them would recurse as deep as the input nests), cut at 60 characters.
 std::string describe(const json& value) {
-  std::string text = value.is_string() ? "'" + value.get<std::string>() + "'" : value.dump();
+  std::string text;
+  if (value.is_string()) {
+    text = "'" + value.get<std::string>() + "'";
+  } else if (value.is_array()) {
+    text = fmt::format("an array of {} elements", value.size());
+  } else if (value.is_object()) {
+    text = fmt::format("an object of {} keys", value.size());
+  } else {
+    text = value.dump();
+  }
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }

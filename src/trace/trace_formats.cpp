@@ -120,7 +120,8 @@ Trace read_directory(const std::string& dir, const TraceReadOptions& options) {
   }
   merged.format = def->name;
   skipped.move_into(merged);
-  // Ids must be unique across files; if any repeats, every id becomes "<file stem>/<id>".
+  // Ids must be unique across files; if any repeats, every id becomes "<file stem>/<id>" (or
+  // "<file name>/<id>" when two files share a stem).
   std::unordered_set<std::string_view> seen;
   seen.reserve(merged.jobs.size());
   bool collision = false;
@@ -132,6 +133,14 @@ Trace read_directory(const std::string& dir, const TraceReadOptions& options) {
   }
   seen.clear();
   if (collision) {
+    // Prefixes must differ between files: "a.csv" and "a.csv.gz" share the stem "a", so when
+    // stems repeat every prefix is the whole file name.
+    std::unordered_set<std::string> stems;
+    bool stems_repeat = false;
+    for (const auto& entry : file_jobs) stems_repeat |= !stems.insert(entry.first).second;
+    if (stems_repeat)
+      for (std::size_t f = 0; f < files.size(); ++f)
+        file_jobs[f].first = std::filesystem::path(files[f]).filename().string();
     std::size_t j = 0;
     for (const auto& [stem, count] : file_jobs)
       for (std::size_t k = 0; k < count; ++k, ++j)

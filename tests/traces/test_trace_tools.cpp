@@ -2,6 +2,9 @@
 // synthetic generator's extensions and fitting.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 #include "../../src/trace/reader_kit.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/synthetic.hpp"
@@ -222,6 +225,47 @@ TEST_CASE("write_file_atomically: plain and gzip, readable back", "[traces]") {
   write_file_atomically(dir + "/t.csv.gz", format_native_trace(t));
   CHECK(same_jobs(t, read_trace(dir + "/t.csv.gz")));
   CHECK_THROWS_AS(write_file_atomically(dir + "/missing/t.csv", "x"), ConfigError);
+}
+
+TEST_CASE("a truncated gzip file is an input error, not a short trace", "[traces]") {
+  const std::string dir = fresh_temp_dir("truncated-gz");
+  const Trace t = trace_from_csv(kSample);
+  write_file_atomically(dir + "/t.csv.gz", format_native_trace(t));
+  std::ifstream in(dir + "/t.csv.gz", std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(whole.size() > 40);
+  write_text(dir + "/cut.csv.gz", whole.substr(0, whole.size() - 12));
+  try {
+    read_trace(dir + "/cut.csv.gz");
+    FAIL("a truncated gzip stream was read as a trace");
+  } catch (const TraceError& e) {
+    CHECK(std::string(e.what()).starts_with(dir + "/cut.csv.gz: corrupt gzip data"));
+  }
+}
+
+TEST_CASE("a directory whose files share a stem prefixes ids with whole file names", "[traces]") {
+  const std::string dir = fresh_temp_dir("same-stem");
+  const std::string csv = "id,submit_time,gpus,duration\n1,0,1,10\n";
+  write_text(dir + "/a.csv", csv);
+  write_file_atomically(dir + "/a.csv.gz", csv);
+  const Trace t = read_trace(dir);
+  REQUIRE(t.jobs.size() == 2);
+  CHECK(t.jobs[0].id == "a.csv/1");
+  CHECK(t.jobs[1].id == "a.csv.gz/1");
+}
+
+TEST_CASE("philly-json: deeply nested values give a message, not a stack overflow", "[traces]") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string text = "[{\"jobid\": \"a\", \"status\": \"Pass\", \"submitted_time\": " +
+                           deep + ", \"attempts\": []}]";
+  try {
+    read_as("philly-json", "j.json", text);
+    FAIL("a nested array was read as a submit time");
+  } catch (const TraceError& e) {
+    CHECK(std::string(e.what()) ==
+          "j.json:1: key 'submitted_time': expected a time 'YYYY-MM-DD HH:MM:SS', got an array "
+          "of 1 elements");
+  }
 }
 
 TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[traces]") {
