@@ -12,15 +12,20 @@
 
 namespace schedlab {
 
-int Node::free_gpus() const { return std::popcount(free_mask); }
+int Node::free_gpus() const {
+  return std::popcount(free_mask);
+}
 
 GpuMask Node::all_mask() const {
   return gpus >= 64 ? ~GpuMask{0} : ((GpuMask{1} << gpus) - 1);
 }
 
 Cluster::Cluster(const ClusterSpec& spec)
-    : source_(spec.source), gpu_types_(spec.gpu_types), topology_spec_(spec.topology),
-      comm_factors_(spec.comm_factors), pue_(spec.pue) {
+    : source_(spec.source),
+      gpu_types_(spec.gpu_types),
+      topology_spec_(spec.topology),
+      comm_factors_(spec.comm_factors),
+      pue_(spec.pue) {
   if (spec.groups.empty()) throw ConfigError(fmt::format("{}: cluster has no nodes", spec.source));
   total_by_type_.assign(gpu_types_.size(), 0);
   max_node_by_type_.assign(gpu_types_.size(), 0);
@@ -29,24 +34,27 @@ Cluster::Cluster(const ClusterSpec& spec)
   std::uint64_t node_total = 0;
   for (const auto& g : spec.groups) node_total += g.count;
   if (node_total > 50'000'000)
-    throw ConfigError(fmt::format("{}: {} nodes is more than supported (50000000)", spec.source, node_total));
+    throw ConfigError(
+        fmt::format("{}: {} nodes is more than supported (50000000)", spec.source, node_total));
   nodes_.reserve(node_total);
   for (std::size_t gi = 0; gi < spec.groups.size(); ++gi) {
     const auto& g = spec.groups[gi];
     const auto type = find_gpu_type(g.gpu_type);
     if (!type) throw ConfigError(fmt::format("{}: unknown GPU type '{}'", spec.source, g.gpu_type));
     if (g.gpus_per_node < 1 || g.gpus_per_node > kMaxGpusPerNode)
-      throw ConfigError(fmt::format("{}: {} GPUs per node is outside 1..64", spec.source, g.gpus_per_node));
+      throw ConfigError(
+          fmt::format("{}: {} GPUs per node is outside 1..64", spec.source, g.gpus_per_node));
     const std::string rack_base = g.rack.empty() ? fmt::format("rack-{}", gi) : g.rack;
     // A group's nodes go to one rack, or to racks of nodes_per_rack nodes ("<rack>-<k>").
     auto rack_id = [&](const std::string& rack_name) {
-      auto [it, inserted] = rack_ids.try_emplace(rack_name, static_cast<std::uint32_t>(rack_names_.size()));
+      auto [it, inserted] =
+          rack_ids.try_emplace(rack_name, static_cast<std::uint32_t>(rack_names_.size()));
       if (inserted) {
         rack_names_.push_back(rack_name);
         pod_of_rack_.push_back(g.pod);
       } else if (pod_of_rack_[it->second] != g.pod) {
-        throw ConfigError(fmt::format("{}: rack '{}' is placed in pod '{}' and in pod '{}'", spec.source,
-                                      rack_name, pod_of_rack_[it->second], g.pod));
+        throw ConfigError(fmt::format("{}: rack '{}' is placed in pod '{}' and in pod '{}'",
+                                      spec.source, rack_name, pod_of_rack_[it->second], g.pod));
       }
       return it->second;
     };
@@ -58,18 +66,22 @@ Cluster::Cluster(const ClusterSpec& spec)
     group.type = *type;
     group.nodes_off = IndexSet(g.count);
     group.in_state[static_cast<int>(NodeState::kOn)] = g.count;
-    group.nvlink_domain_gpus = g.nvlink_domain_gpus > 0 ? std::min(g.nvlink_domain_gpus, g.gpus_per_node)
-                                                        : g.gpus_per_node;
+    group.nvlink_domain_gpus = g.nvlink_domain_gpus > 0
+                                   ? std::min(g.nvlink_domain_gpus, g.gpus_per_node)
+                                   : g.gpus_per_node;
     {
       // Node power: the group's own figures, else its GPU type's, else the default type's.
       const GpuType& gt = gpu_types_[*type];
       const GpuType* fallback = &gt;
       for (const auto& t : builtin_gpu_types())
         if (t.name == kDefaultGpuType) fallback = &t;
-      const double type_base_w = gt.node_base_power_w >= 0 ? gt.node_base_power_w : fallback->node_base_power_w;
-      const double type_off_w = gt.node_off_power_w >= 0 ? gt.node_off_power_w : fallback->node_off_power_w;
+      const double type_base_w =
+          gt.node_base_power_w >= 0 ? gt.node_base_power_w : fallback->node_base_power_w;
+      const double type_off_w =
+          gt.node_off_power_w >= 0 ? gt.node_off_power_w : fallback->node_off_power_w;
       // Type figures describe an 8-GPU node; other sizes scale the base linearly.
-      group.base_power_w = g.base_power_w >= 0 ? g.base_power_w : type_base_w * g.gpus_per_node / 8.0;
+      group.base_power_w =
+          g.base_power_w >= 0 ? g.base_power_w : type_base_w * g.gpus_per_node / 8.0;
       group.off_power_w = g.off_power_w >= 0 ? g.off_power_w : type_off_w;
     }
     group.uplink_gbps = g.uplink_gbps > 0 ? g.uplink_gbps : 0;
@@ -80,8 +92,9 @@ Cluster::Cluster(const ClusterSpec& spec)
       node.type = *type;
       node.gpus = g.gpus_per_node;
       node.group = static_cast<std::uint32_t>(gi);
-      node.rack = g.nodes_per_rack == 0 ? single_rack
-                                          : rack_id(fmt::format("{}-{}", rack_base, i / g.nodes_per_rack));
+      node.rack = g.nodes_per_rack == 0
+                      ? single_rack
+                      : rack_id(fmt::format("{}-{}", rack_base, i / g.nodes_per_rack));
       node.first_gpu_id = next_gpu;
       node.free_mask = node.all_mask();
       next_gpu += static_cast<std::uint64_t>(g.gpus_per_node);
@@ -126,7 +139,8 @@ void Cluster::apply_node_state(NodeIndex node, NodeState state) {
   const int gpus = n.gpus;
   if (old == NodeState::kOn) {
     // Leaving service: every GPU must be free; the node drops to the zero-free bucket.
-    SCHEDLAB_ASSERT(n.free_mask == n.all_mask(), "a node leaves service only with all its GPUs free");
+    SCHEDLAB_ASSERT(n.free_mask == n.all_mask(),
+                    "a node leaves service only with all its GPUs free");
     n.free_mask = 0;
     move_in_index(node, gpus, 0);
     free_gpus_ -= gpus;

@@ -75,15 +75,15 @@ ClusterSpec parse_compact(const std::string& text) {
                                      group.gpu_type, known_type_list(spec.gpu_types)));
     }
     const std::size_t x = shape.find('x');
-    if (x == std::string::npos)
-      throw fail(item, "expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
+    if (x == std::string::npos) throw fail(item, "expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
     const auto nodes = parse_int(std::string_view(shape).substr(0, x));
     const auto gpus = parse_int(std::string_view(shape).substr(x + 1));
     if (!nodes || *nodes < 1 || *nodes > 10'000'000)
       throw fail(item, fmt::format("node count '{}' is not an integer in 1..10000000",
                                    shape.substr(0, x)));
     if (!gpus || *gpus < 1 || *gpus > kMaxGpusPerNode)
-      throw fail(item, fmt::format("GPUs per node '{}' is not an integer in 1..64", shape.substr(x + 1)));
+      throw fail(item,
+                 fmt::format("GPUs per node '{}' is not an integer in 1..64", shape.substr(x + 1)));
     group.count = static_cast<std::uint32_t>(*nodes);
     group.gpus_per_node = static_cast<int>(*gpus);
     spec.groups.push_back(group);
@@ -96,18 +96,20 @@ double json_number(const nlohmann::json& obj, const std::string& key, const std:
   if (!obj.contains(key)) throw ConfigError(fmt::format("{}: {}.{}: missing", source, path, key));
   const auto& v = obj.at(key);
   if (!v.is_number())
-    throw ConfigError(fmt::format("{}: {}.{}: expected a number, got {}", source, path, key, v.dump()));
+    throw ConfigError(
+        fmt::format("{}: {}.{}: expected a number, got {}", source, path, key, v.dump()));
   return v.get<double>();
 }
 
 // An optional integer in [lo, hi]; `fallback` when absent.
-std::int64_t json_integer_in(const nlohmann::json& obj, const std::string& key, const std::string& path,
-                             const std::string& source, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
+std::int64_t json_integer_in(const nlohmann::json& obj, const std::string& key,
+                             const std::string& path, const std::string& source,
+                             std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
   if (!obj.contains(key)) return fallback;
   const auto& v = obj.at(key);
   if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    throw ConfigError(fmt::format("{}: {}.{}: expected an integer in {}..{}, got {}", source, path, key, lo, hi,
-                                  v.dump()));
+    throw ConfigError(fmt::format("{}: {}.{}: expected an integer in {}..{}, got {}", source, path,
+                                  key, lo, hi, v.dump()));
   return v.get<std::int64_t>();
 }
 
@@ -117,13 +119,13 @@ double json_number_in(const nlohmann::json& obj, const std::string& key, const s
   if (!obj.contains(key)) return fallback;
   const double value = json_number(obj, key, path, source);
   if (!(value >= lo && value <= hi))
-    throw ConfigError(fmt::format("{}: {}.{}: expected a number in {}..{}, got {}", source, path, key, lo, hi,
-                                  obj.at(key).dump()));
+    throw ConfigError(fmt::format("{}: {}.{}: expected a number in {}..{}, got {}", source, path,
+                                  key, lo, hi, obj.at(key).dump()));
   return value;
 }
 
-void check_keys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& path,
-                const std::string& source) {
+void check_keys(const nlohmann::json& obj, const std::vector<std::string>& known,
+                const std::string& path, const std::string& source) {
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string list;
@@ -137,21 +139,28 @@ void parse_topology(const nlohmann::json& doc, ClusterSpec& spec, const std::str
   const auto& t = doc.at("topology");
   const std::string path = "$.topology";
   if (!t.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
-  check_keys(t, {"nvlink_gbps", "intra_node_gbps", "node_uplink_gbps", "rack_uplink_gbps", "pod_uplink_gbps"},
-             path, source);
+  check_keys(
+      t,
+      {"nvlink_gbps", "intra_node_gbps", "node_uplink_gbps", "rack_uplink_gbps", "pod_uplink_gbps"},
+      path, source);
   TopologySpec& topo = spec.topology;
   topo.given = true;
   topo.nvlink_gbps = json_number_in(t, "nvlink_gbps", path, source, topo.nvlink_gbps, 1e-3, 1e9);
-  topo.intra_node_gbps = json_number_in(t, "intra_node_gbps", path, source, topo.intra_node_gbps, 1e-3, 1e9);
-  topo.node_uplink_gbps = json_number_in(t, "node_uplink_gbps", path, source, topo.node_uplink_gbps, 1e-3, 1e9);
-  topo.rack_uplink_gbps = json_number_in(t, "rack_uplink_gbps", path, source, topo.rack_uplink_gbps, 1e-3, 1e9);
-  topo.pod_uplink_gbps = json_number_in(t, "pod_uplink_gbps", path, source, topo.pod_uplink_gbps, 1e-3, 1e9);
+  topo.intra_node_gbps =
+      json_number_in(t, "intra_node_gbps", path, source, topo.intra_node_gbps, 1e-3, 1e9);
+  topo.node_uplink_gbps =
+      json_number_in(t, "node_uplink_gbps", path, source, topo.node_uplink_gbps, 1e-3, 1e9);
+  topo.rack_uplink_gbps =
+      json_number_in(t, "rack_uplink_gbps", path, source, topo.rack_uplink_gbps, 1e-3, 1e9);
+  topo.pod_uplink_gbps =
+      json_number_in(t, "pod_uplink_gbps", path, source, topo.pod_uplink_gbps, 1e-3, 1e9);
 }
 
 // "comm_factors": {"<level>": {"<comm>": factor >= 1}}, partial overrides of the defaults.
 void parse_comm_factors(const nlohmann::json& doc, ClusterSpec& spec, const std::string& source) {
   const auto& f = doc.at("comm_factors");
-  if (!f.is_object()) throw ConfigError(fmt::format("{}: $.comm_factors: expected an object", source));
+  if (!f.is_object())
+    throw ConfigError(fmt::format("{}: $.comm_factors: expected an object", source));
   const std::vector<std::string> levels = {"intra_node", "intra_rack", "cross_rack", "cross_pod"};
   const std::vector<std::string> comms = {"none", "low", "medium", "high"};
   check_keys(f, levels, "$.comm_factors", source);
@@ -159,7 +168,8 @@ void parse_comm_factors(const nlohmann::json& doc, ClusterSpec& spec, const std:
     if (!f.contains(levels[l])) continue;
     const std::string path = "$.comm_factors." + levels[l];
     const auto& row = f.at(levels[l]);
-    if (!row.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+    if (!row.is_object())
+      throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
     check_keys(row, comms, path, source);
     auto& factors = spec.comm_factors.factor[l + 1];  // row 0 is NVLink: always 1
     for (std::size_t c = 0; c < comms.size(); ++c)
@@ -172,7 +182,8 @@ std::string json_string(const nlohmann::json& obj, const std::string& key, const
   if (!obj.contains(key)) return fallback;
   const auto& v = obj.at(key);
   if (!v.is_string())
-    throw ConfigError(fmt::format("{}: {}.{}: expected a string, got {}", source, path, key, v.dump()));
+    throw ConfigError(
+        fmt::format("{}: {}.{}: expected a string, got {}", source, path, key, v.dump()));
   return v.get<std::string>();
 }
 
@@ -189,31 +200,36 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
   ClusterSpec spec;
   spec.gpu_types = builtin_gpu_types();
   spec.source = source;
-  static const std::vector<std::string> known_keys = {"gpu_types", "node_groups", "topology", "comm_factors",
-                                                      "pue"};
+  static const std::vector<std::string> known_keys = {"gpu_types", "node_groups", "topology",
+                                                      "comm_factors", "pue"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end())
-      throw ConfigError(fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups, topology, "
-                                    "comm_factors, pue)",
-                                    source, key));
+      throw ConfigError(
+          fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups, topology, "
+                      "comm_factors, pue)",
+                      source, key));
   }
   if (doc.contains("topology")) parse_topology(doc, spec, source);
   if (doc.contains("comm_factors")) parse_comm_factors(doc, spec, source);
   spec.pue = json_number_in(doc, "pue", "$", source, 1.0, 1.0, 10.0);
   if (doc.contains("gpu_types")) {
     const auto& types = doc.at("gpu_types");
-    if (!types.is_array()) throw ConfigError(fmt::format("{}: $.gpu_types: expected an array", source));
+    if (!types.is_array())
+      throw ConfigError(fmt::format("{}: $.gpu_types: expected an array", source));
     for (std::size_t i = 0; i < types.size(); ++i) {
       const std::string path = fmt::format("$.gpu_types[{}]", i);
       const auto& t = types[i];
-      if (!t.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+      if (!t.is_object())
+        throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
       GpuType type;
       type.name = json_string(t, "name", path, source, "");
-      if (type.name.empty()) throw ConfigError(fmt::format("{}: {}.name: missing or empty", source, path));
+      if (type.name.empty())
+        throw ConfigError(fmt::format("{}: {}.name: missing or empty", source, path));
       type.idle_power_w = json_number(t, "idle_watts", path, source);
       type.busy_power_w = json_number(t, "busy_watts", path, source);
       if (type.idle_power_w < 0)
-        throw ConfigError(fmt::format("{}: {}.idle_watts: must be >= 0, got {}", source, path, type.idle_power_w));
+        throw ConfigError(fmt::format("{}: {}.idle_watts: must be >= 0, got {}", source, path,
+                                      type.idle_power_w));
       if (type.busy_power_w < type.idle_power_w)
         throw ConfigError(fmt::format("{}: {}.busy_watts: must be >= idle_watts, got {}", source,
                                       path, type.busy_power_w));
@@ -225,8 +241,10 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
         type.node_off_power_w = builtin.node_off_power_w;
       }
       type.speed = json_number_in(t, "speed", path, source, type.speed, 1e-3, 1e3);
-      type.node_base_power_w = json_number_in(t, "node_base_watts", path, source, type.node_base_power_w, 0, 1e6);
-      type.node_off_power_w = json_number_in(t, "node_off_watts", path, source, type.node_off_power_w, 0, 1e6);
+      type.node_base_power_w =
+          json_number_in(t, "node_base_watts", path, source, type.node_base_power_w, 0, 1e6);
+      type.node_off_power_w =
+          json_number_in(t, "node_off_watts", path, source, type.node_off_power_w, 0, 1e6);
       add_or_replace_type(spec.gpu_types, type);
     }
   }
@@ -241,10 +259,13 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
     NodeGroupSpec group;
     const double count = json_number(g, "count", path, source);
     const double gpus = json_number(g, "gpus_per_node", path, source);
-    if (count < 1 || count > 10'000'000 || count != static_cast<double>(static_cast<std::int64_t>(count)))
-      throw ConfigError(fmt::format("{}: {}.count: expected an integer in 1..10000000, got {}", source, path, g.at("count").dump()));
+    if (count < 1 || count > 10'000'000 ||
+        count != static_cast<double>(static_cast<std::int64_t>(count)))
+      throw ConfigError(fmt::format("{}: {}.count: expected an integer in 1..10000000, got {}",
+                                    source, path, g.at("count").dump()));
     if (gpus < 1 || gpus > kMaxGpusPerNode || gpus != static_cast<double>(static_cast<int>(gpus)))
-      throw ConfigError(fmt::format("{}: {}.gpus_per_node: expected an integer in 1..64, got {}", source, path, g.at("gpus_per_node").dump()));
+      throw ConfigError(fmt::format("{}: {}.gpus_per_node: expected an integer in 1..64, got {}",
+                                    source, path, g.at("gpus_per_node").dump()));
     group.count = static_cast<std::uint32_t>(count);
     group.gpus_per_node = static_cast<int>(gpus);
     group.gpu_type = json_string(g, "gpu_type", path, source, kDefaultGpuType);
@@ -253,11 +274,14 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
                                     path, group.gpu_type, known_type_list(spec.gpu_types)));
     group.rack = json_string(g, "rack", path, source, "");
     group.pod = json_string(g, "pod", path, source, "");
-    group.nodes_per_rack = static_cast<std::uint32_t>(json_integer_in(g, "nodes_per_rack", path, source, 0, 1, 10'000'000));
-    group.nvlink_domain_gpus = static_cast<int>(json_integer_in(g, "nvlink_domain_gpus", path, source, 0, 1, kMaxGpusPerNode));
+    group.nodes_per_rack = static_cast<std::uint32_t>(
+        json_integer_in(g, "nodes_per_rack", path, source, 0, 1, 10'000'000));
+    group.nvlink_domain_gpus = static_cast<int>(
+        json_integer_in(g, "nvlink_domain_gpus", path, source, 0, 1, kMaxGpusPerNode));
     if (group.nvlink_domain_gpus > 0 && group.gpus_per_node % group.nvlink_domain_gpus != 0)
-      throw ConfigError(fmt::format("{}: {}.nvlink_domain_gpus: {} does not divide gpus_per_node ({})", source, path,
-                                    group.nvlink_domain_gpus, group.gpus_per_node));
+      throw ConfigError(
+          fmt::format("{}: {}.nvlink_domain_gpus: {} does not divide gpus_per_node ({})", source,
+                      path, group.nvlink_domain_gpus, group.gpus_per_node));
     group.uplink_gbps = json_number_in(g, "uplink_gbps", path, source, kUnsetNumber, 1e-3, 1e9);
     group.base_power_w = json_number_in(g, "base_watts", path, source, kUnsetNumber, 0, 1e6);
     group.off_power_w = json_number_in(g, "off_watts", path, source, kUnsetNumber, 0, 1e6);

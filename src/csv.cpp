@@ -128,7 +128,8 @@ std::optional<TimeMs> parse_seconds_ms(std::string_view text) {
   // Exact decimal path: [digits][.digits], rounded half away from zero at the millisecond.
   const std::size_t dot = digits.find('.');
   const std::string_view whole = digits.substr(0, dot);
-  const std::string_view frac = dot == std::string_view::npos ? std::string_view() : digits.substr(dot + 1);
+  const std::string_view frac =
+      dot == std::string_view::npos ? std::string_view() : digits.substr(dot + 1);
   auto all_digits = [](std::string_view s) {
     for (char c : s)
       if (c < '0' || c > '9') return false;
@@ -140,7 +141,8 @@ std::optional<TimeMs> parse_seconds_ms(std::string_view text) {
     for (char c : whole) ms = ms * 10 + (c - '0');
     ms *= 1000;
     std::int64_t frac_ms = 0;
-    for (std::size_t i = 0; i < 3; ++i) frac_ms = frac_ms * 10 + (i < frac.size() ? frac[i] - '0' : 0);
+    for (std::size_t i = 0; i < 3; ++i)
+      frac_ms = frac_ms * 10 + (i < frac.size() ? frac[i] - '0' : 0);
     ms += frac_ms;
     if (frac.size() > 3 && frac[3] >= '5') ++ms;
     return negative ? -ms : ms;

@@ -21,7 +21,10 @@ namespace schedlab {
 class Engine::Impl final : public SchedContext, public Decisions {
  public:
   Impl(const Trace& trace, const Cluster& cluster, Policy& policy, const RunOptions& options)
-      : trace_(trace), cluster_(cluster), policy_(policy), options_(options),
+      : trace_(trace),
+        cluster_(cluster),
+        policy_(policy),
+        options_(options),
         placement_(make_placement(options.placement)) {
     const std::size_t n = trace.jobs.size();
     SCHEDLAB_ASSERT(n < 0xFFFFFFFFu, "job count fits a JobIndex");
@@ -66,11 +69,16 @@ class Engine::Impl final : public SchedContext, public Decisions {
     const JobSpec& spec = job_spec(job, "start");
     JobState& state = states_[job];
     if (state.status != JobStatus::kQueued)
-      policy_error("start", job, fmt::format("job is {}, not queued", batsim_final_state(state.status)));
+      policy_error("start", job,
+                   fmt::format("job is {}, not queued", batsim_final_state(state.status)));
     if (placement_gpu_count(placement) != spec.gpus)
-      policy_error("start", job, fmt::format("placement has {} GPUs, job needs {}", placement_gpu_count(placement), spec.gpus));
+      policy_error("start", job,
+                   fmt::format("placement has {} GPUs, job needs {}",
+                               placement_gpu_count(placement), spec.gpus));
     if (!cluster_.can_allocate(placement))
-      policy_error("start", job, "placement names GPUs that are not free, do not exist, or is not sorted by node");
+      policy_error(
+          "start", job,
+          "placement names GPUs that are not free, do not exist, or is not sorted by node");
     for (const auto& a : placement) {
       if (!Cluster::type_matches(job_type_[job], cluster_.node(a.node).type))
         policy_error("start", job, fmt::format("node {} is not of the job's gpu_type", a.node));
@@ -114,11 +122,13 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (state.status != JobStatus::kRunning) policy_error("preempt", job, "job is not running");
     if (!spec.preemptible) policy_error("preempt", job, "job is not preemptible");
     const TimeMs done_ms = end_attempt(job);
-    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs ? spec.checkpoint_interval_ms
-                                                                      : options_.checkpoint_interval_ms;
+    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs
+                                   ? spec.checkpoint_interval_ms
+                                   : options_.checkpoint_interval_ms;
     // With an interval, checkpoints exist at every whole multiple of it; without, one is taken now.
     const TimeMs saved_ms =
-        interval_ms > 0 ? std::max(state.checkpointed_work_ms, done_ms / interval_ms * interval_ms) : done_ms;
+        interval_ms > 0 ? std::max(state.checkpointed_work_ms, done_ms / interval_ms * interval_ms)
+                        : done_ms;
     state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
     state.checkpointed_work_ms = saved_ms;
     state.remaining_work_ms = spec.duration_ms - saved_ms;
@@ -132,15 +142,16 @@ class Engine::Impl final : public SchedContext, public Decisions {
   void wake_at(TimeMs time_ms) override {
     require_in_schedule("wake_at");
     if (time_ms <= now_)
-      throw PolicyError(fmt::format("policy asked to wake at {} ms, not after now ({} ms)", time_ms, now_));
+      throw PolicyError(
+          fmt::format("policy asked to wake at {} ms, not after now ({} ms)", time_ms, now_));
     if (wakeups_.insert(time_ms).second) events_.push(time_ms, EventKind::kWakeup, 0);
   }
 
   void wake_node(NodeIndex node) override {
     require_in_schedule("wake_node");
     if (node >= cluster_.node_count())
-      throw PolicyError(fmt::format("policy asked to wake node {}, which does not exist ({} nodes)", node,
-                                    cluster_.node_count()));
+      throw PolicyError(fmt::format("policy asked to wake node {}, which does not exist ({} nodes)",
+                                    node, cluster_.node_count()));
     boot_node(node);
   }
 
@@ -171,12 +182,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
               continue;  // stale: the attempt was interrupted
             finish(event.subject);
             break;
-          case EventKind::kJobArrival:
-            submit(event.subject);
-            break;
-          case EventKind::kWakeup:
-            wakeups_.erase(event.time_ms);
-            break;
+          case EventKind::kJobArrival: submit(event.subject); break;
+          case EventKind::kWakeup: wakeups_.erase(event.time_ms); break;
           case EventKind::kNodeDown:
           case EventKind::kNodeUp:
             if (!apply_node_event(event)) continue;  // stale, or a failure that changes nothing
@@ -210,29 +217,38 @@ class Engine::Impl final : public SchedContext, public Decisions {
     switch (options_.estimate) {
       case EstimateMode::kExact: return spec.duration_ms;
       case EstimateMode::kFactor:
-        return std::max<TimeMs>(1, static_cast<TimeMs>(std::llround(static_cast<double>(spec.duration_ms) * options_.estimate_factor)));
+        return std::max<TimeMs>(
+            1, static_cast<TimeMs>(
+                   std::llround(static_cast<double>(spec.duration_ms) * options_.estimate_factor)));
       case EstimateMode::kColumn:
-        throw TraceError(trace_.path, spec.line,
-                         fmt::format("column 'walltime': job '{}' has none, and --estimate column requires one", spec.id));
+        throw TraceError(
+            trace_.path, spec.line,
+            fmt::format("column 'walltime': job '{}' has none, and --estimate column requires one",
+                        spec.id));
     }
     return spec.duration_ms;
   }
 
   TimeMs restart_overhead(const JobSpec& spec) const {
-    return spec.restart_overhead_ms != kUnsetMs ? spec.restart_overhead_ms : options_.restart_overhead_ms;
+    return spec.restart_overhead_ms != kUnsetMs ? spec.restart_overhead_ms
+                                                : options_.restart_overhead_ms;
   }
 
   const JobSpec& job_spec(JobIndex job, const char* what) const {
-    if (job >= trace_.jobs.size()) throw PolicyError(fmt::format("policy asked to {} job index {}, which does not exist", what, job));
+    if (job >= trace_.jobs.size())
+      throw PolicyError(
+          fmt::format("policy asked to {} job index {}, which does not exist", what, job));
     return trace_.jobs[job];
   }
 
   [[noreturn]] void policy_error(const char* what, JobIndex job, const std::string& reason) const {
-    throw PolicyError(fmt::format("policy cannot {} job '{}' at {} ms: {}", what, trace_.jobs[job].id, now_, reason));
+    throw PolicyError(fmt::format("policy cannot {} job '{}' at {} ms: {}", what,
+                                  trace_.jobs[job].id, now_, reason));
   }
 
   void require_in_schedule(const char* what) const {
-    if (!in_schedule_) throw PolicyError(fmt::format("Decisions::{} called outside schedule()", what));
+    if (!in_schedule_)
+      throw PolicyError(fmt::format("Decisions::{} called outside schedule()", what));
   }
 
   // Pushes every arrival that shares the next submit time, so one instant's arrivals pop together.
@@ -256,15 +272,17 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (type == kUnknownType || cluster_.total_gpus_of(type) == 0) {
       reason = RejectReason::kGpuTypeNotInCluster;
     } else if (spec.gpus > cluster_.total_gpus_of(type)) {
-      reason = type == kAnyGpuType ? RejectReason::kMoreGpusThanCluster : RejectReason::kMoreGpusThanType;
+      reason = type == kAnyGpuType ? RejectReason::kMoreGpusThanCluster
+                                   : RejectReason::kMoreGpusThanType;
     }
     if (reason != RejectReason::kNone) {
       state.status = JobStatus::kRejected;
       state.reject_reason = reason;
       if (warned_reasons_.insert(reason).second)
-        spdlog::warn("{}:{}: job '{}' rejected: {} (needs {} GPUs); further such jobs are counted in "
-                     "summary.json jobs.rejected_reasons",
-                     trace_.path, spec.line, spec.id, reject_reason_text(reason), spec.gpus);
+        spdlog::warn(
+            "{}:{}: job '{}' rejected: {} (needs {} GPUs); further such jobs are counted in "
+            "summary.json jobs.rejected_reasons",
+            trace_.path, spec.line, spec.id, reject_reason_text(reason), spec.gpus);
       ++final_count_;
       notify(job, JobTransition::kRejected);
       return;
@@ -286,9 +304,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
     const TimeMs elapsed_ms = now_ - state.last_start_ms;
     const TimeMs overhead_spent_ms = std::min(elapsed_ms, state.overhead_ms);
     const TimeMs progress_ms =
-        state.slowdown == 1.0
-            ? std::min(elapsed_ms - overhead_spent_ms, state.remaining_work_ms)
-            : progress_at_slowdown(elapsed_ms - overhead_spent_ms, state.remaining_work_ms, state.slowdown);
+        state.slowdown == 1.0 ? std::min(elapsed_ms - overhead_spent_ms, state.remaining_work_ms)
+                              : progress_at_slowdown(elapsed_ms - overhead_spent_ms,
+                                                     state.remaining_work_ms, state.slowdown);
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
     double power_w = 0.0;
@@ -373,7 +391,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
       gpu_owner_.assign(static_cast<std::size_t>(cluster_.total_gpus()), 0);
       failure_rng_ = Rng(o.failure_seed.value_or(o.seed));
       if (o.failure_rate_per_1000_node_days > 0)
-        failure_mean_ms_ = mean_ms_between_failures(cluster_.node_count(), o.failure_rate_per_1000_node_days);
+        failure_mean_ms_ =
+            mean_ms_between_failures(cluster_.node_count(), o.failure_rate_per_1000_node_days);
     }
     if (failures_on_ || power_saving_on_) node_gen_.assign(cluster_.node_count(), 0);
     if (power_saving_on_) {
@@ -394,7 +413,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
   // Queue-demand slot of a queued job: its GPU type, or the last slot for untyped jobs.
   std::size_t queue_type_slot(JobIndex job) const {
     const GpuTypeIndex type = job_type_[job];
-    SCHEDLAB_ASSERT(type == kAnyGpuType || type < cluster_.gpu_types().size(), "queued jobs have a known type");
+    SCHEDLAB_ASSERT(type == kAnyGpuType || type < cluster_.gpu_types().size(),
+                    "queued jobs have a known type");
     return type == kAnyGpuType ? cluster_.gpu_types().size() : type;
   }
 
@@ -445,7 +465,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
   [[gnu::noinline]] void arm_idle_timers(const Placement& placement) {
     for (const auto& a : placement) {
       const Node& n = cluster_.node(a.node);
-      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn) mark_idle(a.node);
+      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn)
+        mark_idle(a.node);
     }
   }
 
@@ -453,7 +474,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
   void boot_node(NodeIndex node) {
     if (cluster_.node_state(node) != NodeState::kOff) return;
     set_node_state(node, NodeState::kBooting);
-    events_.push(now_ + options_.boot_time_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseBoot));
+    events_.push(now_ + options_.boot_time_ms, EventKind::kNodeUp, node,
+                 node_stamp(node_gen_[node], kCauseBoot));
   }
 
   // Queued GPUs that `type`'s nodes could serve: jobs of that type and untyped ones.
@@ -471,7 +493,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
     std::vector<std::int64_t>& supply = supply_scratch_;
     std::fill(supply.begin(), supply.end(), 0);
     for (const auto& g : cluster_.groups())
-      supply[g.type] += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kBooting)]) * g.gpus_per_node;
+      supply[g.type] +=
+          static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kBooting)]) *
+          g.gpus_per_node;
     std::int64_t spare = 0;
     for (GpuTypeIndex t = 0; t < types; ++t) {
       supply[t] += cluster_.free_gpus_of(t);
@@ -513,7 +537,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
     const auto& rows = options_.failure_trace->rows;
     while (pending_trace_failures_ == 0 && next_trace_failure_ < rows.size()) {
       const TimeMs t = std::max(rows[next_trace_failure_].down_ms, now_);
-      while (next_trace_failure_ < rows.size() && std::max(rows[next_trace_failure_].down_ms, now_) == t) {
+      while (next_trace_failure_ < rows.size() &&
+             std::max(rows[next_trace_failure_].down_ms, now_) == t) {
         if (rows[next_trace_failure_].up_ms > t) {
           events_.push(t, EventKind::kNodeDown, static_cast<std::uint32_t>(next_trace_failure_),
                        node_stamp(0, kCauseFailure));
@@ -550,7 +575,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (cause == kCauseIdle) {
       idle_timer_ms_[node] = kNever;
       const TimeMs since_ms = idle_since_ms_[node];
-      if (state != NodeState::kOn || since_ms == kUnsetMs) return false;  // re-armed when idle again
+      if (state != NodeState::kOn || since_ms == kUnsetMs)
+        return false;                                      // re-armed when idle again
       if (since_ms + options_.power_off_idle_ms > now_) {  // busy in between: idle for less
         push_idle_timer(node, since_ms + options_.power_off_idle_ms);
         return false;
@@ -578,7 +604,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
       JobIndex victims[kMaxGpusPerNode];
       int count = 0;
       for (GpuMask held = n.all_mask() & ~n.free_mask; held != 0; held &= held - 1)
-        victims[count++] = gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(held))];
+        victims[count++] =
+            gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(held))];
       std::sort(victims, victims + count);
       count = static_cast<int>(std::unique(victims, victims + count) - victims);
       for (int i = 0; i < count; ++i) fail_job(victims[i]);
@@ -593,10 +620,12 @@ class Engine::Impl final : public SchedContext, public Decisions {
   [[gnu::noinline]] void fail_job(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
-    SCHEDLAB_ASSERT(state.status == JobStatus::kRunning, "a failed node's GPUs belong to running jobs");
+    SCHEDLAB_ASSERT(state.status == JobStatus::kRunning,
+                    "a failed node's GPUs belong to running jobs");
     const TimeMs done_ms = end_attempt(job);
-    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs ? spec.checkpoint_interval_ms
-                                                                      : options_.checkpoint_interval_ms;
+    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs
+                                   ? spec.checkpoint_interval_ms
+                                   : options_.checkpoint_interval_ms;
     const TimeMs periodic_ms = interval_ms > 0 ? done_ms / interval_ms * interval_ms : 0;
     const TimeMs saved_ms = std::max(state.checkpointed_work_ms, periodic_ms);
     state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
@@ -612,11 +641,12 @@ class Engine::Impl final : public SchedContext, public Decisions {
   // Part of the stuck test: down nodes will be repaired and booting nodes will come up, so both
   // can still start jobs. And when nodes changed state since the last time the run looked stuck,
   // a policy that asked to be woken (it may have planned around a node that was away) gets
-  // until its latest pending wake-up to start something. Terminates: node states change only finitely often
-  // while nothing runs (failures pause, repairs and boots end, and no node powers off while a
-  // job could use it).
+  // until its latest pending wake-up to start something. Terminates: node states change only
+  // finitely often while nothing runs (failures pause, repairs and boots end, and no node powers
+  // off while a job could use it).
   bool nothing_left_on_nodes() {
-    if (cluster_.nodes_in_state(NodeState::kDown) > 0 || cluster_.nodes_in_state(NodeState::kBooting) > 0)
+    if (cluster_.nodes_in_state(NodeState::kDown) > 0 ||
+        cluster_.nodes_in_state(NodeState::kBooting) > 0)
       return false;
     if (!models_on_ || wakeups_.empty()) return true;
     if (cluster_.node_state_version() != stuck_grace_version_) {
@@ -642,9 +672,10 @@ class Engine::Impl final : public SchedContext, public Decisions {
       if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
     }
     if (count > 10) names += fmt::format(", ... ({} in all)", count);
-    throw StuckError(fmt::format("run cannot finish at t={} s: {} job(s) queued with nothing left to "
-                                 "happen (policy never starts them): {}",
-                                 static_cast<double>(now_) / kMsPerSecond, count, names));
+    throw StuckError(
+        fmt::format("run cannot finish at t={} s: {} job(s) queued with nothing left to "
+                    "happen (policy never starts them): {}",
+                    static_cast<double>(now_) / kMsPerSecond, count, names));
   }
 
   void notify(JobIndex job, JobTransition what) {
@@ -676,33 +707,42 @@ class Engine::Impl final : public SchedContext, public Decisions {
   EngineStats stats_;
 
   // Cluster models.
-  bool models_on_ = false;            // any of speed, failures, power saving
+  bool models_on_ = false;  // any of speed, failures, power saving
   bool failures_on_ = false;
   bool power_saving_on_ = false;
   bool job_energy_extended_ = false;  // per-job energy adds a node-base share and applies PUE
   double pue_ = 1.0;
   std::optional<SpeedModelEvaluator> speed_;
   Rng failure_rng_{1};
-  double failure_mean_ms_ = 0;        // generated failures: mean gap, cluster-wide
+  double failure_mean_ms_ = 0;  // generated failures: mean gap, cluster-wide
   bool failure_chain_paused_ = false;
   std::size_t next_trace_failure_ = 0;
   std::size_t pending_trace_failures_ = 0;
-  std::vector<std::uint32_t> node_gen_;             // per node, see node_stamp
-  std::vector<JobIndex> gpu_owner_;                 // per global GPU id: the job that holds it
-  std::vector<std::int64_t> queued_gpus_by_type_;   // per GPU type; last = untyped jobs
-  std::vector<std::int64_t> supply_scratch_;        // wake_for_queue: free + booting per type
-  std::vector<TimeMs> idle_since_ms_;               // per node: on and idle since; kUnsetMs if not
-  std::vector<TimeMs> idle_timer_ms_;               // per node: pending power-off timer or kNever
-  std::uint64_t stuck_grace_version_ = 0;           // node-state version of the last grace
+  std::vector<std::uint32_t> node_gen_;            // per node, see node_stamp
+  std::vector<JobIndex> gpu_owner_;                // per global GPU id: the job that holds it
+  std::vector<std::int64_t> queued_gpus_by_type_;  // per GPU type; last = untyped jobs
+  std::vector<std::int64_t> supply_scratch_;       // wake_for_queue: free + booting per type
+  std::vector<TimeMs> idle_since_ms_;              // per node: on and idle since; kUnsetMs if not
+  std::vector<TimeMs> idle_timer_ms_;              // per node: pending power-off timer or kNever
+  std::uint64_t stuck_grace_version_ = 0;          // node-state version of the last grace
   TimeMs stuck_grace_until_ms_ = 0;
 };
 
-Engine::Engine(const Trace& trace, const Cluster& cluster, Policy& policy, const RunOptions& options)
+Engine::Engine(const Trace& trace, const Cluster& cluster, Policy& policy,
+               const RunOptions& options)
     : impl_(std::make_unique<Impl>(trace, cluster, policy, options)) {}
 Engine::~Engine() = default;
-void Engine::add_observer(Observer& observer) { impl_->add_observer(observer); }
-EngineStats Engine::run() { return impl_->run(); }
-const std::vector<JobState>& Engine::states() const { return impl_->states(); }
-const Cluster& Engine::cluster() const { return impl_->cluster(); }
+void Engine::add_observer(Observer& observer) {
+  impl_->add_observer(observer);
+}
+EngineStats Engine::run() {
+  return impl_->run();
+}
+const std::vector<JobState>& Engine::states() const {
+  return impl_->states();
+}
+const Cluster& Engine::cluster() const {
+  return impl_->cluster();
+}
 
 }  // namespace schedlab

@@ -11,8 +11,8 @@ TraceError::TraceError(const std::string& file, const std::string& message)
     : InputError(fmt::format("{}: {}", file, message)) {}
 
 void fail_invariant(const char* expr, const char* file, int line, const std::string& what) {
-  throw InvariantError(fmt::format("internal invariant violated at {}:{}: {} ({})", file, line,
-                                   what, expr));
+  throw InvariantError(
+      fmt::format("internal invariant violated at {}:{}: {} ({})", file, line, what, expr));
 }
 
 }  // namespace schedlab

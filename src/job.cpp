@@ -6,7 +6,8 @@ const char* reject_reason_text(RejectReason reason) {
   switch (reason) {
     case RejectReason::kNone: return "";
     case RejectReason::kMoreGpusThanCluster: return "needs more GPUs than the cluster has";
-    case RejectReason::kMoreGpusThanType: return "needs more GPUs of its gpu_type than the cluster has";
+    case RejectReason::kMoreGpusThanType:
+      return "needs more GPUs of its gpu_type than the cluster has";
     case RejectReason::kGpuTypeNotInCluster: return "its gpu_type has no GPUs in the cluster";
   }
   return "";

@@ -20,7 +20,9 @@ constexpr double kJoulesPerKwh = 3.6e6;
 constexpr TimeMs kBoundedSlowdownThresholdMs = 10'000;
 constexpr std::size_t kMaxSeriesRows = 5'000'000;
 
-double seconds(TimeMs ms) { return static_cast<double>(ms) / kMsPerSecond; }
+double seconds(TimeMs ms) {
+  return static_cast<double>(ms) / kMsPerSecond;
+}
 
 // max(1, turnaround / max(time holding GPUs, 10 s)); docs/metrics.md.
 double bounded_slowdown(const JobSpec& spec, const JobState& s) {
@@ -80,9 +82,10 @@ void MetricsCollector::on_begin(const SchedContext& ctx) {
 }
 
 void MetricsCollector::throw_too_many_rows() const {
-  throw ConfigError(fmt::format("--interval {} s: timeseries.csv would need more than {} rows for this "
-                                "run; use a larger interval",
-                                static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
+  throw ConfigError(
+      fmt::format("--interval {} s: timeseries.csv would need more than {} rows for this "
+                  "run; use a larger interval",
+                  static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
 }
 
 void MetricsCollector::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) {
@@ -119,7 +122,8 @@ void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
   m.off_power_w = power.off_w;
   m.boot_power_w = power.boot_w;
   for (const auto& g : cluster.groups()) {
-    m.down_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kDown)]) * g.gpus_per_node;
+    m.down_gpus +=
+        static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kDown)]) * g.gpus_per_node;
     m.off_gpus += static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kOff)] +
                                             g.in_state[static_cast<int>(NodeState::kBooting)]) *
                   g.gpus_per_node;
@@ -133,7 +137,8 @@ void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
 void MetricsCollector::on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition what) {
   if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
   if (extended_) {
-    for (std::size_t i = 0; i < uncommitted_.size(); ++i) commit<true>(uncommitted_[i], uncommitted_models_[i]);
+    for (std::size_t i = 0; i < uncommitted_.size(); ++i)
+      commit<true>(uncommitted_[i], uncommitted_models_[i]);
   } else {
     static const ModelSegment kNone;
     for (const auto& segment : uncommitted_) commit<false>(segment, kNone);
@@ -164,7 +169,8 @@ void MetricsCollector::commit(const Segment& s, const ModelSegment& m) {
     totals_.down_gpu_ms += static_cast<double>(m.down_gpus) * dt;
     totals_.off_gpu_ms += static_cast<double>(m.off_gpus) * dt;
     if (const auto& carbon = ctx_->options().carbon)
-      totals_.emissions_g += carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, carbon_cursor_);
+      totals_.emissions_g +=
+          carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, carbon_cursor_);
   }
   add_to_series<kModels>(s, m);
 }
@@ -231,8 +237,10 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
     }
     SCHEDLAB_ASSERT(s.status == JobStatus::kCompleted || s.status == JobStatus::kWalltimeReached,
                     "every job ends completed, killed or rejected");
-    if (s.status == JobStatus::kCompleted) ++completed;
-    else ++walltime_kills;
+    if (s.status == JobStatus::kCompleted)
+      ++completed;
+    else
+      ++walltime_kills;
     waits.push_back(seconds(s.first_start_ms - spec.submit_ms));
     jcts.push_back(seconds(s.finish_ms - spec.submit_ms));
     slowdowns.push_back(bounded_slowdown(spec, s));
@@ -241,14 +249,16 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   out["policy"] = info.policy;
   out["trace"] = info.trace;
   out["cluster"] = {{"nodes", cluster.node_count()}, {"gpus", cluster.total_gpus()}};
-  out["jobs"] = {{"submitted", trace.jobs.size()}, {"completed", completed}, {"rejected", rejected}};
+  out["jobs"] = {
+      {"submitted", trace.jobs.size()}, {"completed", completed}, {"rejected", rejected}};
   if (!rejected_by_reason.empty()) out["jobs"]["rejected_reasons"] = rejected_by_reason;
   out["makespan_s"] = round_to(seconds(totals_.span_ms), 3);
   out["wait_s"] = distribution(std::move(waits), true, 3);
   out["jct_s"] = distribution(std::move(jcts), true, 3);
   out["bounded_slowdown"] = distribution(std::move(slowdowns), false, 6);
-  out["utilization"] =
-      totals_.capacity_gpu_ms > 0 ? round_to(totals_.busy_gpu_ms / totals_.capacity_gpu_ms, 6) : 0.0;
+  out["utilization"] = totals_.capacity_gpu_ms > 0
+                           ? round_to(totals_.busy_gpu_ms / totals_.capacity_gpu_ms, 6)
+                           : 0.0;
   out["gpu_hours"] = {
       {"capacity", round_to(totals_.capacity_gpu_ms / kMsPerHour, 6)},
       {"busy", round_to(totals_.busy_gpu_ms / kMsPerHour, 6)},
@@ -262,7 +272,8 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
       {"gpu_idle", round_to(totals_.energy_idle_j / kJoulesPerKwh, 6)},
   };
   if (extended_) add_energy_keys(out);
-  out["restarts"] = {{"total", restarts}, {"preemptions", preemptions}, {"walltime_kills", walltime_kills}};
+  out["restarts"] = {
+      {"total", restarts}, {"preemptions", preemptions}, {"walltime_kills", walltime_kills}};
   if (extended_) out["restarts"]["failures"] = failures;
   out["engine"] = {{"events", info.engine.events},
                    {"instants", info.engine.instants},
@@ -283,7 +294,8 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
 }
 
 double MetricsCollector::facility_power_w(const Segment& s, const ModelSegment& m) const {
-  return (s.busy_power_w + s.idle_power_w + m.node_base_power_w + m.off_power_w + m.boot_power_w) * pue_;
+  return (s.busy_power_w + s.idle_power_w + m.node_base_power_w + m.off_power_w + m.boot_power_w) *
+         pue_;
 }
 
 void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {
@@ -324,17 +336,19 @@ std::string MetricsCollector::jobs_csv() const {
   std::size_t bound = 512;
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
-    bound += 400 + 2 * (spec.id.size() + trace.strings.str(spec.user).size() +
-                        trace.strings.str(spec.status).size()) +
+    bound += 400 +
+             2 * (spec.id.size() + trace.strings.str(spec.user).size() +
+                  trace.strings.str(spec.status).size()) +
              12 * static_cast<std::size_t>(spec.gpus);  // at most one GPU id per GPU
   }
   out.reserve(bound);
   auto text = [&out](std::string_view value) { out.append(value); };
   auto integer = [&out](std::int64_t value) { append_int(out, value); };
-  text("job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
-       "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
-       "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
-       "lost_gpu_seconds,status");
+  text(
+      "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
+      "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
+      "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
+      "lost_gpu_seconds,status");
   text(extended_ ? ",slowdown_factor,nodes,failures\n" : "\n");
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
@@ -353,7 +367,9 @@ std::string MetricsCollector::jobs_csv() const {
     } else {
       const TimeMs execution_ms = s.finish_ms - s.first_start_ms;
       const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
-      const double stretch = execution_ms > 0 ? static_cast<double>(turnaround_ms) / static_cast<double>(execution_ms) : 1.0;
+      const double stretch =
+          execution_ms > 0 ? static_cast<double>(turnaround_ms) / static_cast<double>(execution_ms)
+                           : 1.0;
       append_seconds(out, s.first_start_ms);
       text(",");
       append_seconds(out, execution_ms);
@@ -405,17 +421,18 @@ std::string MetricsCollector::jobs_csv() const {
 }
 
 std::string MetricsCollector::timeseries_csv() const {
-  std::string out = extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
-                              "nodes_off,nodes_down\n"
-                            : "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n";
+  std::string out =
+      extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
+                  "nodes_off,nodes_down\n"
+                : "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n";
   out.reserve(series_.size() * 64 + out.size());
   for (const auto& row : series_) {
     const auto covered = static_cast<double>(row.covered_ms);
     const double busy = row.busy_gpu_ms / covered;
     append_seconds(out, row.start_ms);
-    for (double value : {busy, static_cast<double>(total_gpus_) - busy, row.queued_jobs_ms / covered,
-                         row.queued_gpus_ms / covered, row.running_jobs_ms / covered,
-                         row.energy_j * kMsPerSecond / covered}) {
+    for (double value : {busy, static_cast<double>(total_gpus_) - busy,
+                         row.queued_jobs_ms / covered, row.queued_gpus_ms / covered,
+                         row.running_jobs_ms / covered, row.energy_j * kMsPerSecond / covered}) {
       out.push_back(',');
       append_fixed(out, value, 3);
     }

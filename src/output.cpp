@@ -18,7 +18,8 @@ void write_files_atomically(const std::string& dir,
                             const std::vector<std::pair<std::string, std::string_view>>& files) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw ConfigError(fmt::format("{}: cannot create output directory: {}", dir, ec.message()));
+  if (ec)
+    throw ConfigError(fmt::format("{}: cannot create output directory: {}", dir, ec.message()));
   std::vector<std::pair<fs::path, fs::path>> staged;
   auto discard = [&staged] {
     std::error_code ignored;
@@ -40,7 +41,8 @@ void write_files_atomically(const std::string& dir,
     fs::rename(tmp, final_path, ec);
     if (ec) {
       discard();
-      throw ConfigError(fmt::format("{}: cannot rename output file: {}", final_path.string(), ec.message()));
+      throw ConfigError(
+          fmt::format("{}: cannot rename output file: {}", final_path.string(), ec.message()));
     }
   }
 }
@@ -52,7 +54,8 @@ double round_to(double value, int decimals) {
 }
 
 namespace {
-constexpr std::int64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+constexpr std::int64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                   100000, 1000000, 10000000, 100000000, 1000000000};
 
 void append_scaled(std::string& out, std::int64_t scaled, int decimals) {
   if (scaled < 0) {
@@ -88,7 +91,9 @@ void append_fixed(std::string& out, double value, int decimals) {
   append_scaled(out, static_cast<std::int64_t>(std::llround(scaled)), decimals);
 }
 
-void append_seconds(std::string& out, std::int64_t ms) { append_scaled(out, ms, 3); }
+void append_seconds(std::string& out, std::int64_t ms) {
+  append_scaled(out, ms, 3);
+}
 
 void append_csv_field(std::string& out, std::string_view text) {
   if (text.find_first_of(",\"\n\r") == std::string_view::npos) {

@@ -60,8 +60,9 @@ std::unique_ptr<Policy> make_policy(const std::string& name,
       if (!declared) {
         std::string keys;
         for (const auto& p : info.params) keys += (keys.empty() ? "" : ", ") + p.key;
-        throw ConfigError(fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})",
-                                      key, value, name, key, keys.empty() ? "none" : keys));
+        throw ConfigError(
+            fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})", key,
+                        value, name, key, keys.empty() ? "none" : keys));
       }
     }
     return info.make(PolicyParams(name, params));
@@ -87,7 +88,9 @@ std::int64_t PolicyParams::get_int(const std::string& key, std::int64_t fallback
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   const auto value = parse_int(it->second);
-  if (!value) throw ConfigError(fmt::format("--param {}={}: policy '{}' expects an integer", key, it->second, policy_));
+  if (!value)
+    throw ConfigError(
+        fmt::format("--param {}={}: policy '{}' expects an integer", key, it->second, policy_));
   return *value;
 }
 
@@ -95,7 +98,9 @@ double PolicyParams::get_double(const std::string& key, double fallback) const {
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   const auto value = parse_double(it->second);
-  if (!value) throw ConfigError(fmt::format("--param {}={}: policy '{}' expects a number", key, it->second, policy_));
+  if (!value)
+    throw ConfigError(
+        fmt::format("--param {}={}: policy '{}' expects a number", key, it->second, policy_));
   return *value;
 }
 
@@ -104,7 +109,8 @@ bool PolicyParams::get_bool(const std::string& key, bool fallback) const {
   if (it == values_.end()) return fallback;
   if (it->second == "true" || it->second == "1") return true;
   if (it->second == "false" || it->second == "0") return false;
-  throw ConfigError(fmt::format("--param {}={}: policy '{}' expects true or false", key, it->second, policy_));
+  throw ConfigError(
+      fmt::format("--param {}={}: policy '{}' expects true or false", key, it->second, policy_));
 }
 
 std::string PolicyParams::get_string(const std::string& key, const std::string& fallback) const {

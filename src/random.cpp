@@ -19,7 +19,9 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   return lo + static_cast<std::int64_t>(draw % span);
 }
 
-double Rng::exponential(double mean) { return -mean * std::log1p(-uniform()); }
+double Rng::exponential(double mean) {
+  return -mean * std::log1p(-uniform());
+}
 
 double Rng::normal(double mean, double stddev) {
   if (has_spare_normal_) {
@@ -36,6 +38,8 @@ double Rng::normal(double mean, double stddev) {
   return mean + stddev * radius * std::cos(angle);
 }
 
-double Rng::lognormal(double mu, double sigma) { return std::exp(normal(mu, sigma)); }
+double Rng::lognormal(double mu, double sigma) {
+  return std::exp(normal(mu, sigma));
+}
 
 }  // namespace schedlab

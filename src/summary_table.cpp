@@ -22,7 +22,8 @@ std::string format_summary_table(const nlohmann::ordered_json& s) {
   };
   out += fmt::format("schedlab: policy {} on {}\n", s.at("policy").get<std::string>(),
                      s.at("trace").get<std::string>());
-  row("cluster", fmt::format("{} nodes, {} GPUs", num(s["cluster"]["nodes"], 0), num(s["cluster"]["gpus"], 0)));
+  row("cluster", fmt::format("{} nodes, {} GPUs", num(s["cluster"]["nodes"], 0),
+                             num(s["cluster"]["gpus"], 0)));
   row("jobs", fmt::format("{} submitted, {} completed, {} rejected", num(s["jobs"]["submitted"], 0),
                           num(s["jobs"]["completed"], 0), num(s["jobs"]["rejected"], 0)));
   row("makespan", num(s["makespan_s"], 3) + " s");
@@ -41,14 +42,15 @@ std::string format_summary_table(const nlohmann::ordered_json& s) {
                                num(g["busy"], 1), num(g["idle"], 1)));
   row("idle GPU-h while waiting", num(g["idle_while_jobs_wait"], 1));
   const auto& r = s["restarts"];
-  row("restarts", fmt::format("{} (preemptions {}, walltime kills {}), lost {} GPU-h", num(r["total"], 0),
-                              num(r["preemptions"], 0), num(r["walltime_kills"], 0), num(g["lost"], 1)));
+  row("restarts",
+      fmt::format("{} (preemptions {}, walltime kills {}), lost {} GPU-h", num(r["total"], 0),
+                  num(r["preemptions"], 0), num(r["walltime_kills"], 0), num(g["lost"], 1)));
   const auto& e = s["energy_kwh"];
   row("energy (kWh)", fmt::format("total {}  GPU busy {}  GPU idle {}", num(e["total"], 1),
                                   num(e["gpu_busy"], 1), num(e["gpu_idle"], 1)));
   const auto& en = s["engine"];
-  row("engine", fmt::format("{} events, {} instants, {} s", num(en["events"], 0), num(en["instants"], 0),
-                            num(en["wall_s"], 3)));
+  row("engine", fmt::format("{} events, {} instants, {} s", num(en["events"], 0),
+                            num(en["instants"], 0), num(en["wall_s"], 3)));
   return out;
 }
 

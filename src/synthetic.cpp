@@ -149,9 +149,9 @@ Trace generate_synthetic_trace(const SyntheticTraceSpec& spec) {
   trace.jobs.reserve(spec.jobs);
   Rng rng(spec.seed);
   const double mean_interarrival_s =
-      spec.load_gpus > 0 ? synthetic_mean_gpu_seconds(spec) /
-                               (spec.load * static_cast<double>(spec.load_gpus))
-                         : spec.mean_interarrival_s;
+      spec.load_gpus > 0
+          ? synthetic_mean_gpu_seconds(spec) / (spec.load * static_cast<double>(spec.load_gpus))
+          : spec.mean_interarrival_s;
   std::vector<double> cumulative;
   double total = 0;
   for (const auto& entry : spec.gang_mix) cumulative.push_back(total += entry.second);
@@ -177,10 +177,11 @@ Trace generate_synthetic_trace(const SyntheticTraceSpec& spec) {
     job.submit_ms = static_cast<TimeMs>(std::llround(clock_s * 1000.0));
     const double pick = rng.uniform() * total;
     const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), pick);
-    job.gpus = spec.gang_mix[static_cast<std::size_t>(
-                                 std::min<std::ptrdiff_t>(it - cumulative.begin(),
-                                                          static_cast<std::ptrdiff_t>(spec.gang_mix.size()) - 1))]
-                   .first;
+    job.gpus =
+        spec
+            .gang_mix[static_cast<std::size_t>(std::min<std::ptrdiff_t>(
+                it - cumulative.begin(), static_cast<std::ptrdiff_t>(spec.gang_mix.size()) - 1))]
+            .first;
     const double drawn_s = spec.duration == SyntheticTraceSpec::Duration::kLogNormal
                                ? rng.lognormal(mu, spec.duration_sigma)
                                : empirical_quantile(rng.uniform());
@@ -245,8 +246,9 @@ std::string to_native_csv(const Trace& trace) {
   out.reserve(trace.jobs.size() * 40 + 64);
   fmt::format_to(std::back_inserter(out), "id,submit_time,gpus,duration\n");
   for (const auto& job : trace.jobs) {
-    fmt::format_to(std::back_inserter(out), "{},{}.{:03},{},{}.{:03}\n", job.id, job.submit_ms / 1000,
-                   job.submit_ms % 1000, job.gpus, job.duration_ms / 1000, job.duration_ms % 1000);
+    fmt::format_to(std::back_inserter(out), "{},{}.{:03},{},{}.{:03}\n", job.id,
+                   job.submit_ms / 1000, job.submit_ms % 1000, job.gpus, job.duration_ms / 1000,
+                   job.duration_ms % 1000);
   }
   return fmt::to_string(out);
 }

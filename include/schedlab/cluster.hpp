@@ -42,10 +42,10 @@ struct NodeGroupSpec {
   // nodes named "<rack>-<k>"; pod names the pod its racks belong to (empty: under the spine).
   std::uint32_t nodes_per_rack = 0;
   std::string pod{};
-  int nvlink_domain_gpus = 0;             // GPUs per NVLink domain; 0 = the whole node
-  double uplink_gbps = kUnsetNumber;       // node-to-rack link; unset = topology default
-  double base_power_w = kUnsetNumber;      // per node; unset = from the GPU type
-  double off_power_w = kUnsetNumber;       // per node; unset = from the GPU type
+  int nvlink_domain_gpus = 0;          // GPUs per NVLink domain; 0 = the whole node
+  double uplink_gbps = kUnsetNumber;   // node-to-rack link; unset = topology default
+  double base_power_w = kUnsetNumber;  // per node; unset = from the GPU type
+  double off_power_w = kUnsetNumber;   // per node; unset = from the GPU type
 };
 
 // Link bandwidths per level of the hierarchy, Gbit/s (defaults and sources: docs/cluster.md).

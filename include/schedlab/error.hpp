@@ -47,7 +47,8 @@ class InvariantError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
-[[noreturn]] void fail_invariant(const char* expr, const char* file, int line, const std::string& what);
+[[noreturn]] void fail_invariant(const char* expr, const char* file, int line,
+                                 const std::string& what);
 
 }  // namespace schedlab
 

@@ -22,22 +22,22 @@ const char* comm_sensitivity_name(CommSensitivity comm);
 
 // One job as the trace describes it. All times are integer milliseconds.
 struct JobSpec {
-  std::string id;                          // unique within the trace
-  TimeMs submit_ms = 0;                    // >= 0
-  std::int32_t gpus = 1;                   // >= 1
-  TimeMs duration_ms = 0;                  // true run time at reference speed, > 0
-  TimeMs walltime_ms = kUnsetMs;           // requested limit / estimate; kUnsetMs = none given
-  std::int64_t priority = 0;               // larger is more important
-  StringId user = 0;                       // into Trace::strings
-  StringId tenant = 0;                     // virtual cluster / tenant
-  StringId gpu_type = 0;                   // constraint; 0 = any type
-  StringId status = 0;                     // original trace status, if the format has one
+  std::string id;                 // unique within the trace
+  TimeMs submit_ms = 0;           // >= 0
+  std::int32_t gpus = 1;          // >= 1
+  TimeMs duration_ms = 0;         // true run time at reference speed, > 0
+  TimeMs walltime_ms = kUnsetMs;  // requested limit / estimate; kUnsetMs = none given
+  std::int64_t priority = 0;      // larger is more important
+  StringId user = 0;              // into Trace::strings
+  StringId tenant = 0;            // virtual cluster / tenant
+  StringId gpu_type = 0;          // constraint; 0 = any type
+  StringId status = 0;            // original trace status, if the format has one
   bool preemptible = true;
   CommSensitivity comm = CommSensitivity::kMedium;  // trace column `comm`
   std::uint32_t speed_profile = 0;  // into Trace::speed_profiles; 0 = none (column `speeds`)
   TimeMs checkpoint_interval_ms = kUnsetMs;  // kUnsetMs = use the run's default
   TimeMs restart_overhead_ms = kUnsetMs;     // kUnsetMs = use the run's default
-  std::uint32_t line = 0;                  // 1-based line of the record in its file
+  std::uint32_t line = 0;                    // 1-based line of the record in its file
 };
 
 // A loaded trace: jobs in file order plus the interned strings they refer to.
@@ -65,9 +65,9 @@ enum class JobStatus : std::uint8_t {
 // Why a job was rejected at submit: no placement could ever satisfy it.
 enum class RejectReason : std::uint8_t {
   kNone,
-  kMoreGpusThanCluster,     // needs more GPUs than the whole cluster has
-  kMoreGpusThanType,        // needs more GPUs of its gpu_type than the cluster has
-  kGpuTypeNotInCluster,     // its gpu_type has no GPUs in the cluster
+  kMoreGpusThanCluster,  // needs more GPUs than the whole cluster has
+  kMoreGpusThanType,     // needs more GPUs of its gpu_type than the cluster has
+  kGpuTypeNotInCluster,  // its gpu_type has no GPUs in the cluster
 };
 const char* reject_reason_text(RejectReason reason);
 
@@ -78,18 +78,18 @@ const char* batsim_final_state(JobStatus status);
 struct JobState {
   JobStatus status = JobStatus::kNotSubmitted;
   RejectReason reject_reason = RejectReason::kNone;
-  std::uint16_t failures = 0;              // attempts killed by a node failure (saturates)
-  std::uint32_t attempt = 0;               // incremented at each start; stale events carry old ones
+  std::uint16_t failures = 0;  // attempts killed by a node failure (saturates)
+  std::uint32_t attempt = 0;   // incremented at each start; stale events carry old ones
   TimeMs first_start_ms = kUnsetMs;
-  TimeMs last_start_ms = kUnsetMs;         // start of the current/last attempt
-  TimeMs queued_since_ms = kUnsetMs;       // when it last entered the queue
+  TimeMs last_start_ms = kUnsetMs;    // start of the current/last attempt
+  TimeMs queued_since_ms = kUnsetMs;  // when it last entered the queue
   TimeMs finish_ms = kUnsetMs;
-  TimeMs walltime_ms = 0;                  // effective limit the policies see (> 0)
-  TimeMs remaining_work_ms = 0;            // work left at reference speed
-  TimeMs checkpointed_work_ms = 0;         // work saved by the last checkpoint
-  TimeMs overhead_ms = 0;                  // restart overhead charged at the current start
-  TimeMs run_ms = 0;                       // total time held GPUs, over all attempts
-  TimeMs lost_gpu_ms = 0;                  // GPU-ms redone or spent on restart overhead
+  TimeMs walltime_ms = 0;           // effective limit the policies see (> 0)
+  TimeMs remaining_work_ms = 0;     // work left at reference speed
+  TimeMs checkpointed_work_ms = 0;  // work saved by the last checkpoint
+  TimeMs overhead_ms = 0;           // restart overhead charged at the current start
+  TimeMs run_ms = 0;                // total time held GPUs, over all attempts
+  TimeMs lost_gpu_ms = 0;           // GPU-ms redone or spent on restart overhead
   double energy_j = 0.0;
   // Slowdown of the current/last attempt: ms held per reference-ms of work, the inverse of its
   // progress rate (1 = reference speed). Above 1 on slower GPUs or when its placement crosses
@@ -97,7 +97,7 @@ struct JobState {
   double slowdown = 1.0;
   std::uint32_t restarts = 0;
   std::uint32_t preemptions = 0;
-  Placement placement;                     // current (running) or last placement
+  Placement placement;  // current (running) or last placement
 };
 
 }  // namespace schedlab

@@ -17,7 +17,7 @@ enum class JobTransition : std::uint8_t {
   kPreempted,  // interrupted by the policy, back in the queue
   kCompleted,  // ran its whole duration
   kWalltimeReached,
-  kFailed,     // killed by a node failure, back in the queue (cluster failure model)
+  kFailed,  // killed by a node failure, back in the queue (cluster failure model)
 };
 
 class Observer {

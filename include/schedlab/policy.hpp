@@ -126,8 +126,8 @@ std::map<std::string, std::string> parse_param_list(const std::vector<std::strin
 #define SCHEDLAB_CONCAT_INNER(a, b) a##b
 #define SCHEDLAB_CONCAT(a, b) SCHEDLAB_CONCAT_INNER(a, b)
 // Registers a policy at static-initialization time: SCHEDLAB_REGISTER_POLICY(PolicyInfo{...});
-#define SCHEDLAB_REGISTER_POLICY(...)                                                      \
-  namespace {                                                                              \
-  [[maybe_unused]] const bool SCHEDLAB_CONCAT(schedlab_policy_registered_, __LINE__) =     \
-      ::schedlab::register_policy(__VA_ARGS__);                                            \
+#define SCHEDLAB_REGISTER_POLICY(...)                                                  \
+  namespace {                                                                          \
+  [[maybe_unused]] const bool SCHEDLAB_CONCAT(schedlab_policy_registered_, __LINE__) = \
+      ::schedlab::register_policy(__VA_ARGS__);                                        \
   }

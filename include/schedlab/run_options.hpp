@@ -41,20 +41,24 @@ struct RunOptions {
   // Cluster models (docs/cluster.md). All off by default: results and outputs are then exactly
   // those of the plain GPU model.
   SpeedModel speed_model = SpeedModel::kOff;
-  double failure_rate_per_1000_node_days = 0;   // --failures rate=R; 0 = no generated failures
-  TimeMs repair_ms = 24 * 3'600'000;            // --failures repair=H
-  std::optional<std::uint64_t> failure_seed;    // --failures seed=S; unset = --seed
-  std::string failures_text;                    // the --failures argument as given
+  double failure_rate_per_1000_node_days = 0;  // --failures rate=R; 0 = no generated failures
+  TimeMs repair_ms = 24 * 3'600'000;           // --failures repair=H
+  std::optional<std::uint64_t> failure_seed;   // --failures seed=S; unset = --seed
+  std::string failures_text;                   // the --failures argument as given
   std::shared_ptr<const FailureTrace> failure_trace;  // --failure-trace FILE
-  bool node_power = false;                      // --node-power: node base and off power
-  double pue = 0;                               // --pue; 0 = the cluster spec's (default 1.0)
-  TimeMs power_off_idle_ms = 0;                 // --power-off-idle; 0 = nodes never turn off
-  TimeMs boot_time_ms = 300'000;                // --boot-time
-  std::shared_ptr<const CarbonSeries> carbon;   // --carbon FILE
+  bool node_power = false;                            // --node-power: node base and off power
+  double pue = 0;                                     // --pue; 0 = the cluster spec's (default 1.0)
+  TimeMs power_off_idle_ms = 0;                       // --power-off-idle; 0 = nodes never turn off
+  TimeMs boot_time_ms = 300'000;                      // --boot-time
+  std::shared_ptr<const CarbonSeries> carbon;         // --carbon FILE
 
   bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
-  bool speed_gpu_on() const { return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull; }
-  bool speed_comm_on() const { return speed_model == SpeedModel::kComm || speed_model == SpeedModel::kFull; }
+  bool speed_gpu_on() const {
+    return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull;
+  }
+  bool speed_comm_on() const {
+    return speed_model == SpeedModel::kComm || speed_model == SpeedModel::kFull;
+  }
   // Any cluster model switched on by an option (the cluster spec's PUE counts too: see
   // cluster_models_active in power_model.hpp).
   bool cluster_models_on() const {

@@ -28,7 +28,7 @@ struct SyntheticTraceSpec {
   double duration_min_s = 1.0;
   double duration_max_s = 30.0 * 86400.0;
   // Gang sizes and their relative weights.
-  std::vector<std::pair<int, double>> gang_mix = {{1, 0.55}, {2, 0.10}, {4, 0.10}, {8, 0.15},
+  std::vector<std::pair<int, double>> gang_mix = {{1, 0.55},  {2, 0.10},  {4, 0.10}, {8, 0.15},
                                                   {16, 0.05}, {32, 0.03}, {64, 0.02}};
 
   // Arrivals. kBursty is a two-state Markov-modulated Poisson process with the same mean rate:

@@ -48,10 +48,10 @@ struct SimulationOptions {
   std::string failures;       // rate=R[,repair=H][,seed=S]
   std::string failure_trace;  // FILE
   bool node_power = false;
-  double pue = 0;             // 0 = the cluster spec's
+  double pue = 0;  // 0 = the cluster spec's
   double power_off_idle_s = 0;
   double boot_time_s = 300;
-  std::string carbon;         // FILE
+  std::string carbon;  // FILE
 };
 void add_simulation_options(CLI::App& command, SimulationOptions& options);
 // Validates and converts; throws ConfigError.

@@ -5,11 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
-#include "stopwatch.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/trace.hpp"
+#include "stopwatch.hpp"
 
 namespace schedlab::cli {
 
@@ -28,9 +28,11 @@ struct RunArgs {
 
 Action add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "replay a trace with one policy and report its metrics");
+  CLI::App* cmd =
+      app.add_subcommand("run", "replay a trace with one policy and report its metrics");
   add_simulation_options(*cmd, args->sim);
-  cmd->add_option("-p,--policy", args->policy, "policy name (see 'schedlab policies')")->capture_default_str();
+  cmd->add_option("-p,--policy", args->policy, "policy name (see 'schedlab policies')")
+      ->capture_default_str();
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
   cmd->add_option("-o,--out", args->out_dir, "write summary.json, jobs.csv, timeseries.csv here");

@@ -22,7 +22,8 @@ class PackPlacement final : public PlacementStrategy {
     if (gpus <= cluster.max_node_gpus(type)) {
       const auto node = placement_kit::best_fit_node(cluster, type, gpus);
       if (!node) return std::nullopt;
-      return Placement{{*node, placement_kit::lowest_free_bits(cluster.node(*node).free_mask, gpus)}};
+      return Placement{
+          {*node, placement_kit::lowest_free_bits(cluster.node(*node).free_mask, gpus)}};
     }
     return place_multi_node(cluster, type, gpus);
   }
@@ -66,6 +67,8 @@ class PackPlacement final : public PlacementStrategy {
 
 }  // namespace
 
-std::unique_ptr<PlacementStrategy> make_pack_placement() { return std::make_unique<PackPlacement>(); }
+std::unique_ptr<PlacementStrategy> make_pack_placement() {
+  return std::make_unique<PackPlacement>();
+}
 
 }  // namespace schedlab

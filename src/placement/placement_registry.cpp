@@ -26,7 +26,8 @@ const std::vector<PlacementInfo>& placement_strategies() {
          "lowest-index node that fits; larger jobs take whole free nodes in index order plus the "
          "lowest-index node that fits the remainder",
          make_first_fit_placement},
-        {"topology", "fewest nodes, then fewest racks, then best fit (docs/cluster.md)", make_topology_placement},
+        {"topology", "fewest nodes, then fewest racks, then best fit (docs/cluster.md)",
+         make_topology_placement},
     };
     std::sort(list.begin(), list.end(),
               [](const PlacementInfo& a, const PlacementInfo& b) { return a.name < b.name; });

@@ -14,14 +14,39 @@ namespace schedlab {
 namespace {
 
 enum Column : std::size_t {
-  kId, kSubmit, kGpus, kDuration, kWalltime, kPriority, kUser, kTenant, kGpuType,
-  kPreemptible, kCheckpointInterval, kRestartOverhead, kStatus, kComm, kSpeeds, kColumnCount
+  kId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kPriority,
+  kUser,
+  kTenant,
+  kGpuType,
+  kPreemptible,
+  kCheckpointInterval,
+  kRestartOverhead,
+  kStatus,
+  kComm,
+  kSpeeds,
+  kColumnCount
 };
 
-constexpr const char* kColumnNames[kColumnCount] = {
-    "id", "submit_time", "gpus", "duration", "walltime", "priority", "user", "tenant",
-    "gpu_type", "preemptible", "checkpoint_interval", "restart_overhead", "status", "comm",
-    "speeds"};
+constexpr const char* kColumnNames[kColumnCount] = {"id",
+                                                    "submit_time",
+                                                    "gpus",
+                                                    "duration",
+                                                    "walltime",
+                                                    "priority",
+                                                    "user",
+                                                    "tenant",
+                                                    "gpu_type",
+                                                    "preemptible",
+                                                    "checkpoint_interval",
+                                                    "restart_overhead",
+                                                    "status",
+                                                    "comm",
+                                                    "speeds"};
 constexpr std::size_t kRequiredColumns = 4;  // the first four
 
 class NativeReader {
@@ -41,15 +66,17 @@ class NativeReader {
       const std::size_t line = csv_.line();
       if (fields.size() != header_size_) {
         if (fields.size() == 1 && trim(fields[0]).empty()) continue;
-        throw TraceError(path_, line, fmt::format("expected {} fields as in the header, got {}",
-                                                  header_size_, fields.size()));
+        throw TraceError(path_, line,
+                         fmt::format("expected {} fields as in the header, got {}", header_size_,
+                                     fields.size()));
       }
       JobSpec job;
       job.line = static_cast<std::uint32_t>(line);
       job.id = std::string(trim(field(fields, kId)));
       if (job.id.empty()) throw bad(line, kId, job.id, "a non-empty string");
       job.submit_ms = seconds(fields, kSubmit, line, /*allow_zero=*/true);
-      job.gpus = static_cast<std::int32_t>(integer(fields, kGpus, line, 1, 1'000'000'000, "an integer >= 1"));
+      job.gpus = static_cast<std::int32_t>(
+          integer(fields, kGpus, line, 1, 1'000'000'000, "an integer >= 1"));
       job.duration_ms = seconds(fields, kDuration, line, /*allow_zero=*/false);
       if (has(kWalltime) && !trim(field(fields, kWalltime)).empty())
         job.walltime_ms = seconds(fields, kWalltime, line, /*allow_zero=*/false);
@@ -61,14 +88,16 @@ class NativeReader {
       if (has(kStatus)) job.status = trace.strings.intern(trim(field(fields, kStatus)));
       if (has(kPreemptible)) job.preemptible = boolean(fields, kPreemptible, line, true);
       if (has(kCheckpointInterval) && !trim(field(fields, kCheckpointInterval)).empty())
-        job.checkpoint_interval_ms = seconds(fields, kCheckpointInterval, line, /*allow_zero=*/true);
+        job.checkpoint_interval_ms =
+            seconds(fields, kCheckpointInterval, line, /*allow_zero=*/true);
       if (has(kRestartOverhead) && !trim(field(fields, kRestartOverhead)).empty())
         job.restart_overhead_ms = seconds(fields, kRestartOverhead, line, /*allow_zero=*/true);
       if (has(kComm)) job.comm = comm_sensitivity(fields, line);
       if (has(kSpeeds)) job.speed_profile = speed_profile(fields, line, trace);
       trace.jobs.push_back(std::move(job));
     }
-    if (trace.jobs.empty()) throw TraceError(path_, 2, "no jobs: the file has a header but no rows");
+    if (trace.jobs.empty())
+      throw TraceError(path_, 2, "no jobs: the file has a header but no rows");
     // Duplicate ids, reported at the second occurrence.
     trace_kit::check_unique_ids(trace, path_, "id");
     return trace;
@@ -85,7 +114,8 @@ class NativeReader {
       for (std::size_t c = 0; c < kColumnCount; ++c) {
         if (name == kColumnNames[c]) {
           if (index_[c] != kMissing)
-            throw TraceError(path_, 1, fmt::format("column '{}' appears twice in the header", name));
+            throw TraceError(path_, 1,
+                             fmt::format("column '{}' appears twice in the header", name));
           index_[c] = i;
           known = true;
         }
@@ -94,8 +124,10 @@ class NativeReader {
     }
     for (std::size_t c = 0; c < kRequiredColumns; ++c) {
       if (index_[c] == kMissing)
-        throw TraceError(path_, 1, fmt::format("missing required column '{}' (required: id, "
-                                               "submit_time, gpus, duration)", kColumnNames[c]));
+        throw TraceError(path_, 1,
+                         fmt::format("missing required column '{}' (required: id, "
+                                     "submit_time, gpus, duration)",
+                                     kColumnNames[c]));
     }
     if (!unknown.empty()) {
       std::string list;
@@ -110,10 +142,13 @@ class NativeReader {
   }
 
   TraceError bad(std::size_t line, Column c, std::string_view value, const char* expected) const {
-    return TraceError(path_, line, fmt::format("column '{}': expected {}, got '{}'", kColumnNames[c], expected, value));
+    return TraceError(
+        path_, line,
+        fmt::format("column '{}': expected {}, got '{}'", kColumnNames[c], expected, value));
   }
 
-  TimeMs seconds(const std::vector<std::string_view>& fields, Column c, std::size_t line, bool allow_zero) const {
+  TimeMs seconds(const std::vector<std::string_view>& fields, Column c, std::size_t line,
+                 bool allow_zero) const {
     const std::string_view text = field(fields, c);
     const auto ms = parse_seconds_ms(text);
     const char* expected = allow_zero ? "seconds >= 0" : "seconds > 0";
@@ -168,7 +203,8 @@ class NativeReader {
     return id;
   }
 
-  bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line, bool fallback) const {
+  bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line,
+               bool fallback) const {
     const std::string_view text = trim(field(fields, c));
     if (text.empty()) return fallback;
     if (text == "1" || text == "true") return true;

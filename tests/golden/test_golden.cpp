@@ -16,7 +16,8 @@ TEST_CASE("golden: fifo on tests/golden/small.csv, outputs byte for byte", "[gol
   const std::string out_dir = fresh_temp_dir("golden");
   const std::string command = std::string(SCHEDLAB_BINARY) +
                               " run --trace tests/golden/small.csv --cluster 4x8:A100,1x8:H100 "
-                              "--policy fifo --interval 600 --reproducible --out " + out_dir;
+                              "--policy fifo --interval 600 --reproducible --out " +
+                              out_dir;
   const auto result = run_command("cd " + source + " && " + command);
   REQUIRE(result.exit_code == 0);
   CHECK(result.err.empty());
@@ -39,9 +40,11 @@ TEST_CASE("determinism: two runs give byte-identical outputs", "[golden][cli][de
     const std::string dir = fresh_temp_dir("determinism");
     const auto result = run_command("cd " + source + " && " + SCHEDLAB_BINARY +
                                     " run --trace traces/philly-6214e9.csv --cluster 32x8:V100 "
-                                    "--reproducible --json --out " + dir);
+                                    "--reproducible --json --out " +
+                                    dir);
     REQUIRE(result.exit_code == 0);
-    for (const char* name : {"summary.json", "jobs.csv", "timeseries.csv"}) output += read_text(dir + "/" + name);
+    for (const char* name : {"summary.json", "jobs.csv", "timeseries.csv"})
+      output += read_text(dir + "/" + name);
     output += result.out;
   }
   CHECK(outputs[0].size() > 100'000);

@@ -53,9 +53,9 @@ std::map<std::string, double> start_times(const std::string& jobs_csv) {
 
 std::string fresh_temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("schedlab-test-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(counter++));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("schedlab-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

@@ -7,12 +7,15 @@
 namespace schedlab::testing {
 
 namespace {
-[[noreturn]] void violated(const std::string& what) { throw InvariantError("invariant observer: " + what); }
+[[noreturn]] void violated(const std::string& what) {
+  throw InvariantError("invariant observer: " + what);
+}
 }  // namespace
 
 void InvariantObserver::on_begin(const SchedContext& ctx) {
   owner_.clear();
-  for (const auto& node : ctx.cluster().nodes()) owner_.emplace_back(static_cast<std::size_t>(node.gpus), 0);
+  for (const auto& node : ctx.cluster().nodes())
+    owner_.emplace_back(static_cast<std::size_t>(node.gpus), 0);
   held_gpus_ = 0;
   last_time_ms_ = ctx.now();
 }
@@ -22,10 +25,12 @@ void InvariantObserver::check_capacity(const SchedContext& ctx) const {
   if (held_gpus_ > cluster.total_gpus())
     violated(fmt::format("{} GPUs held, capacity {}", held_gpus_, cluster.total_gpus()));
   if (cluster.busy_gpus() != held_gpus_)
-    violated(fmt::format("cluster says {} busy GPUs, jobs hold {}", cluster.busy_gpus(), held_gpus_));
+    violated(
+        fmt::format("cluster says {} busy GPUs, jobs hold {}", cluster.busy_gpus(), held_gpus_));
   std::int64_t running_gpus = 0;
   for (JobIndex j : ctx.running()) {
-    if (ctx.state(j).status != JobStatus::kRunning) violated("a job in the running set is not running");
+    if (ctx.state(j).status != JobStatus::kRunning)
+      violated("a job in the running set is not running");
     running_gpus += ctx.spec(j).gpus;
   }
   if (running_gpus != held_gpus_)
@@ -59,7 +64,8 @@ void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransit
     case JobTransition::kStarted:
       if (state.status != JobStatus::kRunning) violated("started job is not running");
       if (placement_gpu_count(state.placement) != ctx.spec(job).gpus)
-        violated(fmt::format("job '{}' holds {} GPUs, needs {}", job_id, placement_gpu_count(state.placement), ctx.spec(job).gpus));
+        violated(fmt::format("job '{}' holds {} GPUs, needs {}", job_id,
+                             placement_gpu_count(state.placement), ctx.spec(job).gpus));
       mark(0, static_cast<std::int64_t>(job) + 1);
       held_gpus_ += ctx.spec(job).gpus;
       break;
@@ -72,10 +78,10 @@ void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransit
       held_gpus_ -= ctx.spec(job).gpus;
       break;
     case JobTransition::kSubmitted:
-      if (ctx.now() != ctx.spec(job).submit_ms) violated(fmt::format("job '{}' submitted at the wrong time", job_id));
+      if (ctx.now() != ctx.spec(job).submit_ms)
+        violated(fmt::format("job '{}' submitted at the wrong time", job_id));
       break;
-    case JobTransition::kRejected:
-      break;
+    case JobTransition::kRejected: break;
   }
   check_capacity(ctx);
 }
@@ -83,7 +89,8 @@ void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransit
 void InvariantObserver::on_end(const SchedContext& ctx) {
   for (JobIndex j = 0; j < ctx.trace().jobs.size(); ++j) {
     if (!is_final(ctx.state(j).status))
-      violated(fmt::format("job '{}' ended the run {}", ctx.spec(j).id, batsim_final_state(ctx.state(j).status)));
+      violated(fmt::format("job '{}' ended the run {}", ctx.spec(j).id,
+                           batsim_final_state(ctx.state(j).status)));
   }
   if (held_gpus_ != 0) violated("GPUs still held at the end");
 }

@@ -79,14 +79,19 @@ TEST_CASE("clusters of more than 100,000 GPUs", "[cluster]") {
 }
 
 TEST_CASE("compact cluster spec errors", "[cluster]") {
-  CHECK(error_of("0x8") == "--cluster '0x8': group '0x8': node count '0' is not an integer in 1..10000000");
-  CHECK(error_of("2x65") == "--cluster '2x65': group '2x65': GPUs per node '65' is not an integer in 1..64");
-  CHECK(error_of("2x0") == "--cluster '2x0': group '2x0': GPUs per node '0' is not an integer in 1..64");
+  CHECK(error_of("0x8") ==
+        "--cluster '0x8': group '0x8': node count '0' is not an integer in 1..10000000");
+  CHECK(error_of("2x65") ==
+        "--cluster '2x65': group '2x65': GPUs per node '65' is not an integer in 1..64");
+  CHECK(error_of("2x0") ==
+        "--cluster '2x0': group '2x0': GPUs per node '0' is not an integer in 1..64");
   CHECK(error_of("4x8:Z100") ==
         "--cluster '4x8:Z100': group '4x8:Z100': unknown GPU type 'Z100' (known: V100, A100, H100, "
         "H200, B200; define others in a cluster JSON file)");
-  CHECK(error_of("eight") == "--cluster 'eight': group 'eight': expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
-  CHECK(error_of("4x8,") == "--cluster '4x8,': group '': expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
+  CHECK(error_of("eight") ==
+        "--cluster 'eight': group 'eight': expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
+  CHECK(error_of("4x8,") ==
+        "--cluster '4x8,': group '': expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
   CHECK(error_of("") == "--cluster: empty spec (expected e.g. 64x8:A100)");
 }
 
@@ -121,7 +126,8 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
     return std::string("no error");
   };
   CHECK(error_of_json(R"({"node_groups": []})") == "$.node_groups: expected a non-empty array");
-  CHECK(error_of_json(R"({"node_groups": [{"count": 2}]})") == "$.node_groups[0].gpus_per_node: missing");
+  CHECK(error_of_json(R"({"node_groups": [{"count": 2}]})") ==
+        "$.node_groups[0].gpus_per_node: missing");
   CHECK(error_of_json(R"({"node_groups": [{"count": 2, "gpus_per_node": 80}]})") ==
         "$.node_groups[0].gpus_per_node: expected an integer in 1..64, got 80");
   CHECK(error_of_json(R"({"node_groups": [{"count": 1.5, "gpus_per_node": 8}]})") ==
@@ -135,8 +141,9 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
   CHECK(error_of_json(R"({"nodes": 3})") ==
         "$.nodes: unknown key (known: gpu_types, node_groups, topology, comm_factors, pue)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
-  CHECK(error_of_json("{\"node_groups\": [") .rfind("invalid JSON at byte", 0) == 0);
-  CHECK_THROWS_WITH(parse_cluster_spec("/nonexistent/c.json"), "/nonexistent/c.json: cannot read cluster file");
+  CHECK(error_of_json("{\"node_groups\": [").rfind("invalid JSON at byte", 0) == 0);
+  CHECK_THROWS_WITH(parse_cluster_spec("/nonexistent/c.json"),
+                    "/nonexistent/c.json: cannot read cluster file");
 }
 
 TEST_CASE("allocate and release keep free counts and masks consistent", "[cluster]") {
@@ -147,7 +154,7 @@ TEST_CASE("allocate and release keep free counts and masks consistent", "[cluste
   CHECK(cluster.node(1).free_gpus() == 0);
   CHECK(cluster.groups()[0].nodes_by_free[2].contains(0));
   CHECK(cluster.groups()[0].nodes_by_free[0].contains(1));
-  CHECK_FALSE(cluster.can_allocate({{0, 0b0001}}));  // already held
+  CHECK_FALSE(cluster.can_allocate({{0, 0b0001}}));   // already held
   CHECK_FALSE(cluster.can_allocate({{0, 0b10000}}));  // GPU 4 does not exist on a 4-GPU node
   CHECK_FALSE(cluster.can_allocate({{1, 0}}));
   CHECK_FALSE(cluster.can_allocate({{0, 0b0100}, {0, 0b1000}}));  // node twice

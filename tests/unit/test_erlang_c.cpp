@@ -26,7 +26,8 @@ double erlang_c_mean_wait(int c, double lambda, double mu) {
   return p_wait / (c * mu - lambda);
 }
 
-double simulated_mean_wait(int gpus, double lambda, double mu, std::uint64_t jobs, std::uint64_t seed) {
+double simulated_mean_wait(int gpus, double lambda, double mu, std::uint64_t jobs,
+                           std::uint64_t seed) {
   Trace trace;
   trace.path = "mmc";
   Rng rng(seed);
@@ -36,7 +37,8 @@ double simulated_mean_wait(int gpus, double lambda, double mu, std::uint64_t job
     job.id = std::to_string(i);
     job.submit_ms = static_cast<TimeMs>(std::llround(clock_s * 1000));
     job.gpus = 1;
-    job.duration_ms = std::max<TimeMs>(1, static_cast<TimeMs>(std::llround(rng.exponential(1 / mu) * 1000)));
+    job.duration_ms =
+        std::max<TimeMs>(1, static_cast<TimeMs>(std::llround(rng.exponential(1 / mu) * 1000)));
     trace.jobs.push_back(job);
     clock_s += rng.exponential(1 / lambda);
   }
@@ -65,5 +67,6 @@ TEST_CASE("FIFO on an M/M/c workload matches the Erlang C mean wait", "[theory][
   }
   // The check can fail: the same workload on one GPU fewer waits far longer.
   const double lambda = 0.7 * c * mu;
-  CHECK(simulated_mean_wait(c - 1, lambda, mu, 50'000, 7) > 1.5 * erlang_c_mean_wait(c, lambda, mu));
+  CHECK(simulated_mean_wait(c - 1, lambda, mu, 50'000, 7) >
+        1.5 * erlang_c_mean_wait(c, lambda, mu));
 }

@@ -40,7 +40,8 @@ TEST_CASE("pop_batch returns exactly the earliest instant's events", "[event_que
 TEST_CASE("event queue keeps order across many interleaved pushes", "[event_queue]") {
   EventQueue q;
   // Times descending on push; sequence breaks ties of equal (time, kind).
-  for (std::uint32_t i = 0; i < 1000; ++i) q.push(static_cast<TimeMs>(1000 - i % 10), EventKind::kJobArrival, i);
+  for (std::uint32_t i = 0; i < 1000; ++i)
+    q.push(static_cast<TimeMs>(1000 - i % 10), EventKind::kJobArrival, i);
   TimeMs last_time = 0;
   std::uint64_t last_seq = 0;
   bool first = true;

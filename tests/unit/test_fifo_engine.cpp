@@ -45,10 +45,12 @@ TEST_CASE("fifo: equal submit times keep file order; rows need not be sorted", "
   CHECK(starts.at("late") == 100.0);
   // Rows stay in trace order.
   CHECK(jobs_column(result.jobs_csv, "job_id") == std::vector<std::string>{"late", "x", "y", "z"});
-  CHECK(jobs_column(result.jobs_csv, "allocated_resources") == std::vector<std::string>{"0", "0", "1", "0"});
+  CHECK(jobs_column(result.jobs_csv, "allocated_resources") ==
+        std::vector<std::string>{"0", "0", "1", "0"});
 }
 
-TEST_CASE("completions at an instant are applied before arrivals and before the policy runs", "[fifo][engine]") {
+TEST_CASE("completions at an instant are applied before arrivals and before the policy runs",
+          "[fifo][engine]") {
   // a ends at 10 exactly when b arrives: b starts at 10 on a's GPUs.
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\na,0,8,10\nb,10,8,5\n");
   const auto result = run_checked(trace, "1x8");
@@ -58,7 +60,8 @@ TEST_CASE("completions at an instant are applied before arrivals and before the 
   CHECK(result.engine.events == 4);
 }
 
-TEST_CASE("jobs no placement could satisfy are rejected at submit and never block", "[fifo][engine]") {
+TEST_CASE("jobs no placement could satisfy are rejected at submit and never block",
+          "[fifo][engine]") {
   const Trace trace = trace_from_csv(
       "id,submit_time,gpus,duration,gpu_type\n"
       "big,0,17,10,\n"
@@ -68,7 +71,8 @@ TEST_CASE("jobs no placement could satisfy are rejected at submit and never bloc
   const auto result = run_checked(trace, "1x8:A100,1x8:H100");
   CHECK(jobs_column(result.jobs_csv, "final_state") ==
         std::vector<std::string>{"REJECTED", "REJECTED", "REJECTED", "COMPLETED_SUCCESSFULLY"});
-  CHECK(jobs_column(result.jobs_csv, "starting_time") == std::vector<std::string>{"", "", "", "1.000"});
+  CHECK(jobs_column(result.jobs_csv, "starting_time") ==
+        std::vector<std::string>{"", "", "", "1.000"});
   CHECK(result.summary["jobs"]["rejected"] == 3);
   CHECK(result.summary["jobs"]["completed"] == 1);
   const auto& reasons = result.summary["jobs"]["rejected_reasons"];
@@ -83,7 +87,8 @@ TEST_CASE("a gpu_type constraint is honoured by placement", "[fifo][engine]") {
       "h,0,4,10,H100\n"
       "any,0,8,10,\n");
   const auto result = run_checked(trace, "1x8:A100,1x8:H100");
-  CHECK(jobs_column(result.jobs_csv, "allocated_resources") == std::vector<std::string>{"8-11", "0-7"});
+  CHECK(jobs_column(result.jobs_csv, "allocated_resources") ==
+        std::vector<std::string>{"8-11", "0-7"});
 }
 
 namespace {
@@ -109,19 +114,22 @@ TEST_CASE("a run that cannot finish fails naming the stuck jobs instead of hangi
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\nj1,0,1,10\nj2,5,1,10\n");
   IdlePolicy policy;
   Engine engine(trace, Cluster(parse_cluster_spec("1x8")), policy, RunOptions{});
-  CHECK_THROWS_WITH(engine.run(), "run cannot finish at t=5 s: 2 job(s) queued with nothing left to "
-                                  "happen (policy never starts them): j1, j2");
+  CHECK_THROWS_WITH(engine.run(),
+                    "run cannot finish at t=5 s: 2 job(s) queued with nothing left to "
+                    "happen (policy never starts them): j1, j2");
 }
 
 TEST_CASE("the engine refuses illegal policy decisions", "[engine]") {
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\nj1,0,1,10\nj2,0,1,10\n");
   DoubleBookingPolicy policy;
   Engine engine(trace, Cluster(parse_cluster_spec("1x8")), policy, RunOptions{});
-  CHECK_THROWS_WITH(engine.run(), "policy cannot start job 'j2' at 0 ms: placement names GPUs that are not "
-                                  "free, do not exist, or is not sorted by node");
+  CHECK_THROWS_WITH(engine.run(),
+                    "policy cannot start job 'j2' at 0 ms: placement names GPUs that are not "
+                    "free, do not exist, or is not sorted by node");
 }
 
-TEST_CASE("invariant observer catches GPUs held behind the cluster's back", "[engine][invariants]") {
+TEST_CASE("invariant observer catches GPUs held behind the cluster's back",
+          "[engine][invariants]") {
   // Feed the observer a forged history: a job claims a GPU the cluster never allocated.
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\nj1,0,1,10\nj2,0,1,10\n");
   IdlePolicy policy;
@@ -150,38 +158,56 @@ TEST_CASE("walltime kill and the estimate modes", "[engine]") {
   SECTION("killed at its walltime by default") {
     const auto result = run_checked(trace, "1x8");
     CHECK(jobs_column(result.jobs_csv, "final_state") ==
-          std::vector<std::string>{"COMPLETED_WALLTIME_REACHED", "COMPLETED_SUCCESSFULLY", "COMPLETED_SUCCESSFULLY"});
-    CHECK(jobs_column(result.jobs_csv, "finish_time") == std::vector<std::string>{"50.000", "100.000", "100.000"});
-    CHECK(jobs_column(result.jobs_csv, "requested_time") == std::vector<std::string>{"50.000", "150.000", "100.000"});
+          std::vector<std::string>{"COMPLETED_WALLTIME_REACHED", "COMPLETED_SUCCESSFULLY",
+                                   "COMPLETED_SUCCESSFULLY"});
+    CHECK(jobs_column(result.jobs_csv, "finish_time") ==
+          std::vector<std::string>{"50.000", "100.000", "100.000"});
+    CHECK(jobs_column(result.jobs_csv, "requested_time") ==
+          std::vector<std::string>{"50.000", "150.000", "100.000"});
     CHECK(result.summary["restarts"]["walltime_kills"] == 1);
   }
   SECTION("--no-walltime-kill lets it finish") {
     RunOptions options;
     options.walltime_kill = false;
     const auto result = run_checked(trace, "1x8", "fifo", {}, options);
-    CHECK(jobs_column(result.jobs_csv, "finish_time") == std::vector<std::string>{"100.000", "100.000", "100.000"});
+    CHECK(jobs_column(result.jobs_csv, "finish_time") ==
+          std::vector<std::string>{"100.000", "100.000", "100.000"});
   }
   SECTION("factor estimates apply only to jobs without a walltime") {
     RunOptions options;
     parse_estimate("factor:2.5", options);
     const auto result = run_checked(trace, "1x8", "fifo", {}, options);
-    CHECK(jobs_column(result.jobs_csv, "requested_time") == std::vector<std::string>{"50.000", "150.000", "250.000"});
+    CHECK(jobs_column(result.jobs_csv, "requested_time") ==
+          std::vector<std::string>{"50.000", "150.000", "250.000"});
     CHECK(result.summary["options"]["estimate"] == "factor:2.5");
   }
   SECTION("column estimates require a walltime on every job") {
     RunOptions options;
     parse_estimate("column", options);
-    CHECK_THROWS_WITH(run_checked(trace, "1x8", "fifo", {}, options),
-                      "test.csv:4: column 'walltime': job 'none' has none, and --estimate column requires one");
+    CHECK_THROWS_WITH(
+        run_checked(trace, "1x8", "fifo", {}, options),
+        "test.csv:4: column 'walltime': job 'none' has none, and --estimate column requires one");
   }
-  CHECK_THROWS_WITH([] { RunOptions o; parse_estimate("factor:0", o); }(), "--estimate 'factor:0': factor must be a number > 0");
-  CHECK_THROWS_WITH([] { RunOptions o; parse_estimate("guess", o); }(), "--estimate 'guess': expected exact, factor:X or column");
+  CHECK_THROWS_WITH(
+      [] {
+        RunOptions o;
+        parse_estimate("factor:0", o);
+      }(),
+      "--estimate 'factor:0': factor must be a number > 0");
+  CHECK_THROWS_WITH(
+      [] {
+        RunOptions o;
+        parse_estimate("guess", o);
+      }(),
+      "--estimate 'guess': expected exact, factor:X or column");
 }
 
 TEST_CASE("policy registry: unknown names and parameters are input errors", "[engine][policy]") {
-  CHECK_THROWS_WITH(make_policy("nope"), Catch::StartsWith("--policy: unknown policy 'nope' (known: "));
+  CHECK_THROWS_WITH(make_policy("nope"),
+                    Catch::StartsWith("--policy: unknown policy 'nope' (known: "));
   CHECK_THROWS_WITH(make_policy("fifo", {{"depth", "3"}}),
                     "--param depth=3: policy 'fifo' has no parameter 'depth' (parameters: none)");
   CHECK_THROWS_WITH(parse_param_list({"novalue"}), "--param 'novalue': expected key=value");
-  CHECK(parse_param_list({"a=1", "b = x"}) == std::map<std::string, std::string>{{"a", "1"}, {"b", "x"}});
+  CHECK(parse_param_list({"a=1", "b = x"}) ==
+        std::map<std::string, std::string>{{"a", "1"}, {"b", "x"}});
 }

@@ -28,7 +28,8 @@ TEST_CASE("fixed formatting rounds half away from zero and never prints -0", "[m
 
 TEST_CASE("metrics on a hand-computed two-job run", "[metrics]") {
   // 1 node x 2 A100. a: 1 GPU for 100 s from t=0. b: 2 GPUs for 50 s, waits for a until 100.
-  const Trace trace = trace_from_csv("id,submit_time,gpus,duration,user,priority\na,0,1,100,u1,3\nb,0,2,50,u2,-1\n");
+  const Trace trace = trace_from_csv(
+      "id,submit_time,gpus,duration,user,priority\na,0,1,100,u1,3\nb,0,2,50,u2,-1\n");
   RunOptions options;
   options.timeseries_interval_ms = 100'000;
   const auto r = run_checked(trace, "1x2:A100", "fifo", {}, options);
@@ -64,9 +65,12 @@ TEST_CASE("metrics on a hand-computed two-job run", "[metrics]") {
   CHECK(r.jobs_csv ==
         "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
         "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
-        "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,lost_gpu_seconds,status\n"
-        "a,0.000,1,100.000,0.000,100.000,100.000,0.000,100.000,1.000000,0,40000.000,COMPLETED_SUCCESSFULLY,1.000000,0,u1,3,0,0.000,\n"
-        "b,0.000,2,50.000,100.000,50.000,150.000,100.000,150.000,3.000000,0-1,40000.000,COMPLETED_SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,\n");
+        "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,lost_gpu_"
+        "seconds,status\n"
+        "a,0.000,1,100.000,0.000,100.000,100.000,0.000,100.000,1.000000,0,40000.000,COMPLETED_"
+        "SUCCESSFULLY,1.000000,0,u1,3,0,0.000,\n"
+        "b,0.000,2,50.000,100.000,50.000,150.000,100.000,150.000,3.000000,0-1,40000.000,COMPLETED_"
+        "SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,\n");
   // Rows: [0,100) one busy, b queued (2 GPUs), 450 W; [100,150) both busy, 800 W.
   CHECK(r.timeseries_csv ==
         "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n"
@@ -100,7 +104,8 @@ TEST_CASE("an interval that would need too many timeseries rows is an input erro
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\na,0,1,10\nb,100000,1,10\n");
   RunOptions options;
   options.timeseries_interval_ms = 1;
-  CHECK_THROWS_WITH(run_checked(trace, "1x2", "fifo", {}, options),
-                    "--interval 0.001 s: timeseries.csv would need more than 5000000 rows for this run; use a "
-                    "larger interval");
+  CHECK_THROWS_WITH(
+      run_checked(trace, "1x2", "fifo", {}, options),
+      "--interval 0.001 s: timeseries.csv would need more than 5000000 rows for this run; use a "
+      "larger interval");
 }

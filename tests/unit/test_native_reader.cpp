@@ -84,7 +84,8 @@ TEST_CASE("CRLF line ends, quoted fields and blank lines are handled", "[trace][
 
 TEST_CASE("native reader error paths name file, line, column and value", "[trace][native]") {
   CHECK(error_of("") == "t.csv:1: empty file: expected a header row");
-  CHECK(error_of("id,submit_time,gpus,duration\n") == "t.csv:2: no jobs: the file has a header but no rows");
+  CHECK(error_of("id,submit_time,gpus,duration\n") ==
+        "t.csv:2: no jobs: the file has a header but no rows");
   CHECK(error_of("id,submit_time,duration\na,0,1\n") ==
         "t.csv:1: missing required column 'gpus' (required: id, submit_time, gpus, duration)");
   CHECK(error_of("id,submit_time,gpus,gpus,duration\na,0,1,1,1\n") ==
@@ -117,7 +118,8 @@ TEST_CASE("native reader error paths name file, line, column and value", "[trace
         "t.csv:4: column 'id': duplicate id 'a' (first at line 2)");
   CHECK(error_of("id,submit_time,gpus,duration\na,0,1\n") ==
         "t.csv:2: expected 4 fields as in the header, got 3");
-  CHECK(error_of("id,submit_time,gpus,duration\n\"a,0,1,5\n") == "t.csv:2: unterminated quoted field");
+  CHECK(error_of("id,submit_time,gpus,duration\n\"a,0,1,5\n") ==
+        "t.csv:2: unterminated quoted field");
 }
 
 TEST_CASE("unreadable trace files are input errors", "[trace][native]") {
@@ -125,20 +127,23 @@ TEST_CASE("unreadable trace files are input errors", "[trace][native]") {
     read_trace("/nonexistent/dir/trace.csv");
     FAIL("expected an error");
   } catch (const TraceError& e) {
-    CHECK(std::string(e.what()) == "/nonexistent/dir/trace.csv: cannot open for reading: No such file or directory");
+    CHECK(std::string(e.what()) ==
+          "/nonexistent/dir/trace.csv: cannot open for reading: No such file or directory");
   }
   CHECK_THROWS_AS(read_trace("/"), TraceError);
 }
 
-TEST_CASE("bad traces on the command line: exit 2, one stderr line, no output", "[trace][native][cli]") {
+TEST_CASE("bad traces on the command line: exit 2, one stderr line, no output",
+          "[trace][native][cli]") {
   const std::string dir = schedlab::testing::fresh_temp_dir("badtrace");
   const std::string trace = dir + "/bad.csv";
   {
     std::ofstream out(trace);
     out << "id,submit_time,gpus,duration\na,0,1,10\nb,5,two,10\n";
   }
-  const auto result = schedlab::testing::run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + trace +
-                                                     " --cluster 1x8 --out " + dir + "/out");
+  const auto result =
+      schedlab::testing::run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + trace +
+                                     " --cluster 1x8 --out " + dir + "/out");
   CHECK(result.exit_code == 2);
   CHECK(result.err == trace + ":3: column 'gpus': expected an integer >= 1, got 'two'\n");
   CHECK(result.out.empty());

@@ -14,7 +14,8 @@ Placement place(const Cluster& cluster, int gpus, GpuTypeIndex type = kAnyGpuTyp
 
 }  // namespace
 
-TEST_CASE("pack: a single-node job goes to the node with the fewest free GPUs that fits", "[placement][pack]") {
+TEST_CASE("pack: a single-node job goes to the node with the fewest free GPUs that fits",
+          "[placement][pack]") {
   Cluster cluster(parse_cluster_spec("4x8"));
   cluster.allocate({{0, 0xF0}});  // node 0: 4 free (GPUs 0-3)
   cluster.allocate({{1, 0x3F}});  // node 1: 2 free (GPUs 6-7)
@@ -80,5 +81,6 @@ TEST_CASE("pack always places a feasible job on an empty cluster", "[placement][
 }
 
 TEST_CASE("unknown placement names are input errors", "[placement]") {
-  CHECK_THROWS_WITH(make_placement("tetris"), Catch::StartsWith("--placement: unknown strategy 'tetris' (known: "));
+  CHECK_THROWS_WITH(make_placement("tetris"),
+                    Catch::StartsWith("--placement: unknown strategy 'tetris' (known: "));
 }
