@@ -256,8 +256,8 @@ TEST_CASE("a directory whose files share a stem prefixes ids with whole file nam
 
 TEST_CASE("philly-json: deeply nested values give a message, not a stack overflow", "[traces]") {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  const std::string text = "[{\"jobid\": \"a\", \"status\": \"Pass\", \"submitted_time\": " +
-                           deep + ", \"attempts\": []}]";
+  const std::string text = "[{\"jobid\": \"a\", \"status\": \"Pass\", \"submitted_time\": " + deep +
+                           ", \"attempts\": []}]";
   try {
     read_as("philly-json", "j.json", text);
     FAIL("a nested array was read as a submit time");
