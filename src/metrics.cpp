@@ -247,7 +247,10 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   }
   nlohmann::ordered_json out;
   out["policy"] = info.policy;
-  out["trace"] = info.trace;
+  // The trace: its path as given, the reader that produced it and every job left out, by reason.
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : trace.skipped) skipped[reason] = count;
+  out["trace"] = {{"path", info.trace}, {"format", trace.format}, {"skipped", skipped}};
   out["cluster"] = {{"nodes", cluster.node_count()}, {"gpus", cluster.total_gpus()}};
   out["jobs"] = {
       {"submitted", trace.jobs.size()}, {"completed", completed}, {"rejected", rejected}};
@@ -286,10 +289,6 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
                     {"restart_overhead_s", round_to(seconds(options.restart_overhead_ms), 3)},
                     {"seed", options.seed}};
   if (extended_) add_option_keys(out["options"]);
-  // What the trace reader did: format and jobs skipped (and filtered out) by reason.
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
-  for (const auto& [reason, count] : trace.skipped) skipped[reason] = count;
-  out["trace_info"] = {{"path", trace.path}, {"format", trace.format}, {"skipped", skipped}};
   return out;
 }
 

@@ -296,8 +296,8 @@ std::string setup_text(const Json& summary) {
   std::vector<std::string> parts;
   if (summary.contains("policy") && summary["policy"].is_string())
     parts.push_back(summary["policy"].get<std::string>());
-  if (summary.contains("trace") && summary["trace"].is_string())
-    parts.push_back(summary["trace"].get<std::string>());
+  if (const std::string trace = summary_trace_path(summary); !trace.empty())
+    parts.push_back(trace);
   if (const auto gpus = numeric_at(summary, "cluster.gpus"))
     parts.push_back(fmt::format("{} GPUs", *gpus));
   std::string out;

@@ -849,9 +849,8 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
         format_number(sweep->shown_load));
   } else {
     for (const auto& r : runs) {
-      const std::string trace = r.summary.contains("trace") && r.summary["trace"].is_string()
-                                    ? r.summary["trace"].get<std::string>()
-                                    : "?";
+      std::string trace = summary_trace_path(r.summary);
+      if (trace.empty()) trace = "?";
       const auto gpus = numeric_at(r.summary, "cluster.gpus");
       html += fmt::format("<p class=\"meta\"><b style=\"color:{}\">{}</b>: {} — trace {}{}</p>\n",
                           r.color, html_escape(r.label), html_escape(r.source), html_escape(trace),

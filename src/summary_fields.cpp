@@ -47,6 +47,16 @@ std::optional<double> numeric_at(const nlohmann::ordered_json& object, const std
   return node->get<double>();
 }
 
+std::string summary_trace_path(const nlohmann::ordered_json& summary) {
+  if (!summary.is_object()) return "";
+  const auto it = summary.find("trace");
+  if (it == summary.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object() && it->contains("path") && (*it)["path"].is_string())
+    return (*it)["path"].get<std::string>();
+  return "";
+}
+
 std::string format_number(double value) {
   if (value == 0.0) return "0";  // no "-0"
   return fmt::format("{}", value);

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "schedlab/simulation.hpp"
+#include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
 
@@ -21,7 +22,7 @@ std::string format_summary_table(const nlohmann::ordered_json& s) {
     out += fmt::format("  {:<24} {}\n", label, value);
   };
   out += fmt::format("schedlab: policy {} on {}\n", s.at("policy").get<std::string>(),
-                     s.at("trace").get<std::string>());
+                     summary_trace_path(s));
   row("cluster", fmt::format("{} nodes, {} GPUs", num(s["cluster"]["nodes"], 0),
                              num(s["cluster"]["gpus"], 0)));
   row("jobs", fmt::format("{} submitted, {} completed, {} rejected", num(s["jobs"]["submitted"], 0),

@@ -25,6 +25,10 @@ std::vector<NumericField> flatten_numeric(const nlohmann::ordered_json& object);
 // The numeric leaf at a dotted path, or nullopt.
 std::optional<double> numeric_at(const nlohmann::ordered_json& object, const std::string& key);
 
+// The trace path a summary names: summary["trace"]["path"], or summary["trace"] itself where
+// that is a string (summaries written before the trace key became an object). "" when absent.
+std::string summary_trace_path(const nlohmann::ordered_json& summary);
+
 // Shortest text that reads back as the same double ("12.5", "1985", "0.000123"); used for
 // metric values in CSV tables so that they match summary.json.
 std::string format_number(double value);
