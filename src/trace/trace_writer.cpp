@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -35,7 +36,8 @@ void append_seconds(fmt::memory_buffer& out, TimeMs ms) {
 
 std::string format_native_trace(const Trace& trace) {
   bool walltime = false, priority = false, user = false, tenant = false, gpu_type = false;
-  bool preemptible = false, checkpoint = false, restart = false, status = false;
+  bool preemptible = false, checkpoint = false, restart = false, status = false, comm = false;
+  bool speeds = false;
   for (const auto& job : trace.jobs) {
     walltime |= job.walltime_ms != kUnsetMs;
     priority |= job.priority != 0;
@@ -46,14 +48,17 @@ std::string format_native_trace(const Trace& trace) {
     checkpoint |= job.checkpoint_interval_ms != kUnsetMs;
     restart |= job.restart_overhead_ms != kUnsetMs;
     status |= job.status != 0;
+    comm |= job.comm != CommSensitivity::kMedium;
+    speeds |= job.speed_profile != 0;
   }
   fmt::memory_buffer out;
   out.reserve(trace.jobs.size() * 48 + 128);
-  fmt::format_to(std::back_inserter(out), "id,submit_time,gpus,duration{}{}{}{}{}{}{}{}{}\n",
+  fmt::format_to(std::back_inserter(out), "id,submit_time,gpus,duration{}{}{}{}{}{}{}{}{}{}{}\n",
                  walltime ? ",walltime" : "", priority ? ",priority" : "", user ? ",user" : "",
                  tenant ? ",tenant" : "", gpu_type ? ",gpu_type" : "",
                  preemptible ? ",preemptible" : "", checkpoint ? ",checkpoint_interval" : "",
-                 restart ? ",restart_overhead" : "", status ? ",status" : "");
+                 restart ? ",restart_overhead" : "", status ? ",status" : "",
+                 comm ? ",comm" : "", speeds ? ",speeds" : "");
   auto text = [&](StringId id) {
     out.push_back(',');
     const std::string& s = trace.strings.str(id);
@@ -84,6 +89,16 @@ std::string format_native_trace(const Trace& trace) {
     if (checkpoint) optional_seconds(job.checkpoint_interval_ms);
     if (restart) optional_seconds(job.restart_overhead_ms);
     if (status) text(job.status);
+    if (comm) fmt::format_to(std::back_inserter(out), ",{}", comm_sensitivity_name(job.comm));
+    if (speeds) {
+      // "TYPE=SPEED;..." with speeds in their shortest exact form, as the reader parses them.
+      std::string profile;
+      for (const auto& [type, speed] : trace.speed_profiles[job.speed_profile])
+        profile += fmt::format("{}{}={}", profile.empty() ? "" : ";", trace.strings.str(type), speed);
+      const std::string field = csv_field(profile);
+      out.push_back(',');
+      out.append(field.data(), field.data() + field.size());
+    }
     out.push_back('\n');
   }
   return fmt::to_string(out);
@@ -91,10 +106,39 @@ std::string format_native_trace(const Trace& trace) {
 
 namespace {
 
+// The non-negative integer `text` spells in canonical decimal ("7", not "007" or "+7"), so that
+// distinct strings never become the same SWF number.
+std::optional<std::int64_t> canonical_integer(const std::string& text) {
+  const auto v = parse_int(text);
+  if (!v || *v < 0 || std::to_string(*v) != text) return std::nullopt;
+  return v;
+}
+
+// Text for a one-line header note: control characters and backslashes escaped (\n, \x01).
+std::string note_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
+// SWF status code of a trace status; -2 when it has none. Codes 2-4 mark partial-execution
+// records of a checkpointed job, which readers (this one included) skip: a whole job never
+// gets them.
 int swf_status(const std::string& status) {
   if (status.empty()) return -1;
   if (const auto code = parse_int(status); code && *code >= -1 && *code <= 5)
-    return static_cast<int>(*code);
+    return *code >= 2 && *code <= 4 ? -2 : static_cast<int>(*code);
   static const char* const kCompleted[] = {"Pass", "COMPLETED", "Succeeded", "Terminated",
                                            "completed"};
   static const char* const kFailed[] = {"Failed", "FAILED", "NODE_FAIL", "TIMEOUT", "failed"};
@@ -123,15 +167,14 @@ NumberMap number_strings(const Trace& trace, StringId JobSpec::*field) {
   for (const auto& job : trace.jobs) {
     const StringId id = job.*field;
     if (id == 0) continue;
-    const auto v = parse_int(trace.strings.str(id));
-    if (!v || *v < 0) all_integers = false;
+    if (!canonical_integer(trace.strings.str(id))) all_integers = false;
   }
   std::int64_t next = 1;
   for (const auto& job : trace.jobs) {
     const StringId id = job.*field;
     if (id == 0 || map.number[id] != -1) continue;
     if (all_integers) {
-      map.number[id] = *parse_int(trace.strings.str(id));
+      map.number[id] = *canonical_integer(trace.strings.str(id));
     } else {
       map.number[id] = next++;
       map.mapped_order.push_back(id);
@@ -147,8 +190,7 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
   SwfWriteReport r;
   bool integer_ids = true;
   for (const auto& job : trace.jobs) {
-    const auto v = parse_int(job.id);
-    if (!v || *v < 0 || trim(job.id) != job.id) {
+    if (!canonical_integer(job.id)) {
       integer_ids = false;
       break;
     }
@@ -163,16 +205,16 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
   auto put = [&out](std::string_view s) { out.append(s.data(), s.data() + s.size()); };
   put("; Version: 2.2\n");
   fmt::format_to(std::back_inserter(out), "; Note: converted by schedlab from '{}' ({} format)\n",
-                 trace.path, trace.format);
+                 note_text(trace.path), trace.format);
   put("; Note: processors are GPUs; times are whole seconds from the trace's time 0\n");
   if (r.jobs_renumbered)
     put("; Note: job numbers are the trace order (the original ids are not integers)\n");
   for (StringId id : users.mapped_order)
     fmt::format_to(std::back_inserter(out), "; Note: user {} = {}\n", users.number[id],
-                   trace.strings.str(id));
+                   note_text(trace.strings.str(id)));
   for (StringId id : groups.mapped_order)
     fmt::format_to(std::back_inserter(out), "; Note: group {} = {}\n", groups.number[id],
-                   trace.strings.str(id));
+                   note_text(trace.strings.str(id)));
   fmt::format_to(std::back_inserter(out), "; MaxJobs: {}\n; MaxRecords: {}\n;\n", trace.jobs.size(),
                  trace.jobs.size());
   auto whole_seconds = [&r](TimeMs ms) {
@@ -183,7 +225,7 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
   for (const auto& job : trace.jobs) {
     ++number;
     const std::int64_t job_number =
-        integer_ids ? *parse_int(job.id) : static_cast<std::int64_t>(number);
+        integer_ids ? *canonical_integer(job.id) : static_cast<std::int64_t>(number);
     const std::int64_t submit_s = whole_seconds(job.submit_ms);
     std::int64_t run_s = whole_seconds(job.duration_ms);
     if (run_s == 0) {
@@ -199,7 +241,8 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
       status = -1;
     }
     if (job.priority != 0 || job.gpu_type != 0 || !job.preemptible ||
-        job.checkpoint_interval_ms != kUnsetMs || job.restart_overhead_ms != kUnsetMs)
+        job.checkpoint_interval_ms != kUnsetMs || job.restart_overhead_ms != kUnsetMs ||
+        job.comm != CommSensitivity::kMedium || job.speed_profile != 0)
       ++r.fields_dropped;
     fmt::format_to(std::back_inserter(out),
                    "{} {} -1 {} {} -1 -1 {} {} -1 {} {} {} -1 -1 -1 -1 -1\n", job_number, submit_s,

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "../../src/trace/reader_kit.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/synthetic.hpp"
@@ -30,11 +32,19 @@ std::uint64_t fnv1a(const std::string& text) {
 
 const char* kSample =
     "id,submit_time,gpus,duration,walltime,priority,user,tenant,gpu_type,preemptible,"
-    "checkpoint_interval,restart_overhead,status\n"
-    "a,0,1,10.5,20,3,alice,vc1,V100,1,,,Pass\n"
-    "b,5.25,4,100,,0,bob,vc2,,0,60,5,Killed\n"
-    "c,7,8,3600,7200,-1,\"o'neil, jr\",vc1,A100,1,30,,Failed\n"
-    "d,7,2,0.001,,0,alice,vc2,,1,,,\n";
+    "checkpoint_interval,restart_overhead,status,comm,speeds\n"
+    "a,0,1,10.5,20,3,alice,vc1,V100,1,,,Pass,high,V100=1;A100=2.5\n"
+    "b,5.25,4,100,,0,bob,vc2,,0,60,5,Killed,none,\n"
+    "c,7,8,3600,7200,-1,\"o'neil, jr\",vc1,A100,1,30,,Failed,,A100=0.3333333333333333\n"
+    "d,7,2,0.001,,0,alice,vc2,,1,,,,low,V100=1;A100=2.5\n";
+
+// A job's speed profile as text, "TYPE=SPEED;..." ("" for none).
+std::string speeds_text(const Trace& t, const JobSpec& job) {
+  std::string out;
+  for (const auto& [type, speed] : t.speed_profiles[job.speed_profile])
+    out += fmt::format("{}={};", t.strings.str(type), speed);
+  return out;
+}
 
 bool same_jobs(const Trace& a, const Trace& b) {
   if (a.jobs.size() != b.jobs.size()) return false;
@@ -49,7 +59,8 @@ bool same_jobs(const Trace& a, const Trace& b) {
         a.strings.str(x.user) != b.strings.str(y.user) ||
         a.strings.str(x.tenant) != b.strings.str(y.tenant) ||
         a.strings.str(x.gpu_type) != b.strings.str(y.gpu_type) ||
-        a.strings.str(x.status) != b.strings.str(y.status))
+        a.strings.str(x.status) != b.strings.str(y.status) || x.comm != y.comm ||
+        speeds_text(a, x) != speeds_text(b, y))
       return false;
   }
   return true;
@@ -176,6 +187,8 @@ TEST_CASE("native writer is lossless: every field survives a round trip", "[trac
   const Trace again = read_native_trace("again.csv", text);
   CHECK(same_jobs(original, again));
   CHECK(format_native_trace(again) == text);
+  CHECK(text.substr(0, text.find('\n')).ends_with(",status,comm,speeds"));
+  CHECK(text.find(",Failed,medium,A100=0.3333333333333333\n") != std::string::npos);
   // Unused optional columns are left out.
   const Trace plain = trace_from_csv("id,submit_time,gpus,duration\nx,1.5,2,3\n");
   CHECK(format_native_trace(plain) == "id,submit_time,gpus,duration\nx,1.500,2,3.000\n");
@@ -206,7 +219,7 @@ TEST_CASE("SWF writer: shared fields round-trip; what SWF cannot hold is reporte
   CHECK(lossy.runs_raised_to_1s == 1);  // 0.001 s
   CHECK(lossy.users_mapped == 3);
   CHECK(lossy.groups_mapped == 2);
-  CHECK(lossy.fields_dropped == 3);
+  CHECK(lossy.fields_dropped == 4);  // a: comm, speeds; b: preemptible, checkpoint; c; d: comm
   CHECK(text.find("; Note: user 3 = o'neil, jr\n") != std::string::npos);
   const Trace back = read_as("swf", "s.swf", text);
   REQUIRE(back.jobs.size() == 4);
@@ -217,6 +230,36 @@ TEST_CASE("SWF writer: shared fields round-trip; what SWF cannot hold is reporte
   CHECK(back.strings.str(back.jobs[2].status) == "0");  // Failed
   CHECK(back.jobs[3].status == 0);                      // none
   CHECK(back.strings.str(back.jobs[2].user) == "3");
+}
+
+TEST_CASE("SWF writer: only canonical integer ids and names are kept as numbers", "[traces]") {
+  // "007" and "7" would both become job 7; "+8" is not how SWF writes 8.
+  const Trace padded = trace_from_csv(
+      "id,submit_time,gpus,duration,user,tenant,status\n"
+      "007,0,1,10,7,g,2\n"
+      "7,1,1,10,07,\"line\nbreak\\\",3\n"
+      "+8,2,1,10,7,g,COMPLETED\n");
+  SwfWriteReport report;
+  const std::string text = format_swf_trace(padded, &report);
+  CHECK(report.jobs_renumbered);
+  CHECK(report.users_mapped == 2);  // "7" and "07" stay two users
+  CHECK(report.statuses_unmapped == 2);  // 2 and 3 are partial-execution codes
+  CHECK(text.find("; Note: group 2 = line\\nbreak\\\\\n") != std::string::npos);
+  // Every header line is a comment: the newline in the group name did not end its note.
+  std::size_t records = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    if (text[at] != ';') ++records;
+    at = end + 1;
+  }
+  CHECK(records == 3);
+  const Trace back = read_as("swf", "s.swf", text);
+  REQUIRE(back.jobs.size() == 3);  // none read back as a partial-execution record
+  CHECK(back.jobs[0].id == "1");
+  CHECK(back.jobs[2].id == "3");
+  CHECK(back.strings.str(back.jobs[0].user) != back.strings.str(back.jobs[1].user));
+  CHECK(back.jobs[0].status == 0);
+  CHECK(back.strings.str(back.jobs[2].status) == "1");
 }
 
 TEST_CASE("write_file_atomically: plain and gzip, readable back", "[traces]") {
