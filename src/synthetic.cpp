@@ -99,6 +99,10 @@ class BurstyArrivals {
 
 }  // namespace
 
+// Latest submit time and longest duration a synthetic trace may hold (about 31,700 years):
+// far inside the millisecond clock's range, so sums of times cannot overflow.
+constexpr double kMaxSyntheticTimeS = 1e12;
+
 void check_synthetic_spec(const SyntheticTraceSpec& spec) {
   auto fail = [](const std::string& what) { throw ConfigError("synthetic trace: " + what); };
   if (spec.gang_mix.empty()) fail("the gang-size mix is empty");
@@ -110,13 +114,16 @@ void check_synthetic_spec(const SyntheticTraceSpec& spec) {
     gang_total += weight;
   }
   if (!(gang_total > 0)) fail("the gang-size weights sum to 0");
-  if (!(spec.duration_min_s > 0) || !(spec.duration_max_s >= spec.duration_min_s))
-    fail(fmt::format("duration clamps [{}, {}] s must satisfy 0 < min <= max", spec.duration_min_s,
-                     spec.duration_max_s));
+  if (!(spec.duration_min_s > 0) || !(spec.duration_max_s >= spec.duration_min_s) ||
+      !(spec.duration_max_s <= kMaxSyntheticTimeS))
+    fail(fmt::format("duration clamps [{}, {}] s must satisfy 0 < min <= max <= {:g}",
+                     spec.duration_min_s, spec.duration_max_s, kMaxSyntheticTimeS));
   if (spec.duration == SyntheticTraceSpec::Duration::kLogNormal &&
-      (!(spec.duration_median_s > 0) || !(spec.duration_sigma >= 0)))
-    fail(fmt::format("log-normal durations need median > 0 and sigma >= 0 (got {} s, {})",
-                     spec.duration_median_s, spec.duration_sigma));
+      (!(spec.duration_median_s > 0) || !(spec.duration_median_s <= kMaxSyntheticTimeS) ||
+       !(spec.duration_sigma >= 0) || !(spec.duration_sigma <= 100)))
+    fail(fmt::format(
+        "log-normal durations need 0 < median <= {:g} s and 0 <= sigma <= 100 (got {} s, {})",
+        kMaxSyntheticTimeS, spec.duration_median_s, spec.duration_sigma));
   if (spec.duration == SyntheticTraceSpec::Duration::kEmpirical) {
     if (spec.empirical_durations_s.empty()) fail("empirical durations need a sample");
     if (!std::is_sorted(spec.empirical_durations_s.begin(), spec.empirical_durations_s.end()))
@@ -124,6 +131,9 @@ void check_synthetic_spec(const SyntheticTraceSpec& spec) {
   }
   if (spec.load_gpus > 0 ? !(spec.load > 0) : !(spec.mean_interarrival_s > 0))
     fail("the arrival rate must be positive (load > 0 or mean inter-arrival > 0)");
+  if (spec.load_gpus == 0 && !(spec.mean_interarrival_s <= kMaxSyntheticTimeS))
+    fail(fmt::format("mean inter-arrival {} s is above {:g} s", spec.mean_interarrival_s,
+                     kMaxSyntheticTimeS));
   if (spec.arrival == SyntheticTraceSpec::Arrival::kBursty &&
       (!(spec.burst_factor >= 1) || !(spec.burst_fraction > 0) || !(spec.burst_fraction < 1) ||
        !(spec.burst_mean_s > 0)))
@@ -174,6 +184,11 @@ Trace generate_synthetic_trace(const SyntheticTraceSpec& spec) {
     JobSpec job;
     job.id = std::to_string(i);
     job.line = static_cast<std::uint32_t>(std::min<std::uint64_t>(i + 2, 0xFFFFFFFFu));
+    if (!(clock_s <= kMaxSyntheticTimeS))
+      throw ConfigError(fmt::format(
+          "synthetic trace: job {} would be submitted after {:g} s (arrivals too sparse for {} "
+          "jobs: raise the load or lower the mean inter-arrival)",
+          i, kMaxSyntheticTimeS, spec.jobs));
     job.submit_ms = static_cast<TimeMs>(std::llround(clock_s * 1000.0));
     const double pick = rng.uniform() * total;
     const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), pick);

@@ -1,5 +1,6 @@
 // schedlab validate TRACE: reads and checks a trace, prints its statistics.
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,8 +21,7 @@ struct ValidateArgs {
 };
 
 // Jobs that can never start on the cluster: too many GPUs, or a gpu_type it lacks.
-std::string cluster_fit(const Trace& trace, const std::string& spec_text) {
-  const Cluster cluster(parse_cluster_spec(spec_text));
+std::string cluster_fit(const Trace& trace, const Cluster& cluster) {
   std::uint64_t too_big = 0;
   std::uint64_t missing_type = 0;
   for (const auto& job : trace.jobs) {
@@ -59,17 +59,19 @@ Action add_validate_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the statistics as JSON");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
+    // The cluster is checked before the trace is read, so a bad spec is the only message.
+    std::optional<Cluster> cluster;
+    if (!args->cluster.empty()) cluster.emplace(parse_cluster_spec(args->cluster));
     const Trace trace = load_trace(args->trace, args->format, args->filters);
     const TraceStats stats = compute_trace_stats(trace);
     std::string text;
     if (args->json) {
       auto json = trace_stats_json(trace, stats);
-      if (!args->cluster.empty()) json["cluster_fit"] = cluster_fit(trace, args->cluster);
+      if (cluster) json["cluster_fit"] = cluster_fit(trace, *cluster);
       text = json.dump(2) + "\n";
     } else {
       text = format_trace_stats(trace, stats);
-      if (!args->cluster.empty())
-        text += fmt::format("{:<22}{}\n", "cluster", cluster_fit(trace, args->cluster));
+      if (cluster) text += fmt::format("{:<22}{}\n", "cluster", cluster_fit(trace, *cluster));
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;

@@ -46,6 +46,13 @@ TEST_CASE("validate prints statistics; a bad row is one FILE:LINE line and exit 
   CHECK(format.err.find(
             "--format: unknown trace format 'nope' (known: auto, acme, alibaba-openb, alibaba-pai, "
             "helios, itp, native, philly-csv, philly-json, philly-vc, swf)") != std::string::npos);
+  // A bad --cluster is found before the trace is read: its message is the only line.
+  const CommandResult cluster =
+      run_command(kBin + " validate " + kTraces + "itp-cluster10.csv --cluster 8x8,bogus");
+  CHECK(cluster.exit_code == 2);
+  CHECK(cluster.out.empty());
+  CHECK(cluster.err ==
+        "--cluster '8x8,bogus': group 'bogus': expected NODESxGPUS[:TYPE], e.g. 64x8:A100\n");
 }
 
 TEST_CASE("convert to native and SWF; the results read back with the same statistics",

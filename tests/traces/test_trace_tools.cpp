@@ -311,6 +311,28 @@ TEST_CASE("philly-json: deeply nested values give a message, not a stack overflo
   }
 }
 
+TEST_CASE("synthetic: times beyond the clock's range are refused, not overflowed", "[traces]") {
+  SyntheticTraceSpec spec;
+  spec.jobs = 100;
+  spec.mean_interarrival_s = 1e300;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    "synthetic trace: mean inter-arrival 1e+300 s is above 1e+12 s");
+  spec.mean_interarrival_s = 1e11;  // allowed, but 100 jobs would end past 1e12 s
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    Catch::Matchers::StartsWith("synthetic trace: job ") &&
+                        Catch::Matchers::Contains("would be submitted after 1e+12 s"));
+  spec.mean_interarrival_s = 60;
+  spec.duration_median_s = 1e300;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    "synthetic trace: log-normal durations need 0 < median <= 1e+12 s and 0 <= "
+                    "sigma <= 100 (got 1e+300 s, 1.5)");
+  spec.duration_median_s = 1800;
+  spec.duration_max_s = 1e300;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    "synthetic trace: duration clamps [1, 1e+300] s must satisfy 0 < min <= max "
+                    "<= 1e+12");
+}
+
 TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[traces]") {
   // Pinned outputs of the generator before its extensions (benchmarks depend on them).
   SyntheticTraceSpec spec;
