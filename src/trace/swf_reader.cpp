@@ -1,6 +1,8 @@
 // Standard Workload Format (Parallel Workloads Archive, Feitelson et al., JPDC 2014): one job
 // per line, 18 whitespace-separated numbers, -1 = unknown; header lines start with ';'.
 // Processors map to GPUs. Fields, mapping and skips: docs/traces.md#swf.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "reader_kit.hpp"
@@ -56,8 +58,11 @@ class SwfRow {
     const auto v = parse_int(fields_[f]);
     if (v) return *v;
     // Some archive logs write integers as "12.00".
+    // Range first: converting a double outside int64's range is undefined behaviour.
     const auto d = parse_double(fields_[f]);
-    if (!d || *d != static_cast<double>(static_cast<std::int64_t>(*d))) fail(f, "an integer");
+    if (!d || !(std::fabs(*d) < 9.2e18) ||
+        *d != static_cast<double>(static_cast<std::int64_t>(*d)))
+      fail(f, "an integer");
     return static_cast<std::int64_t>(*d);
   }
   // -1 (unknown) or seconds >= 0, in milliseconds; -1 stays -1.

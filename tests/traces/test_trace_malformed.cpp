@@ -141,6 +141,10 @@ TEST_CASE("swf: malformed lines", "[traces]") {
         "s.swf:1: column 'run_time' (field 4): expected seconds >= 0 or -1, got '-5'");
   CHECK(error_of("swf", "s.swf", "2 5 -1 5 4 -1 -1 4 100 -1 9 1 1 -1 -1 -1 -1 -1\n") ==
         "s.swf:1: column 'status' (field 11): expected a status code -1..5, got '9'");
+  CHECK(error_of("swf", "s.swf", "1e300 5 -1 5 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n") ==
+        "s.swf:1: column 'job_number' (field 1): expected an integer, got '1e300'");
+  CHECK(error_of("swf", "s.swf", "2 5 -1 5 -9.3e18 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n") ==
+        "s.swf:1: column 'allocated_procs' (field 5): expected an integer, got '-9.3e18'");
   CHECK(error_of("swf", "s.swf", ok + ok) ==
         "s.swf:2: column 'job_number': duplicate id '1' (first at line 1)");
 }
