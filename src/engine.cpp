@@ -596,9 +596,15 @@ class Engine::Impl final : public SchedContext, public Decisions {
     return true;
   }
 
-  // A node fails now: its jobs are killed and requeued, and it is down until `up_ms`.
+  // A node fails now: its jobs are killed and requeued, and it is down until `up_ms`. A node
+  // already down (a failure-trace outage starting the instant the previous one ends, which is
+  // applied before that repair) stays down until `up_ms`: its pending repair becomes stale.
   void fail_node(NodeIndex node, TimeMs up_ms) {
-    if (cluster_.node_state(node) == NodeState::kDown) return;
+    if (cluster_.node_state(node) == NodeState::kDown) {
+      ++node_gen_[node];
+      events_.push(up_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseRepair));
+      return;
+    }
     if (cluster_.node_state(node) == NodeState::kOn) {
       const Node& n = cluster_.node(node);
       JobIndex victims[kMaxGpusPerNode];

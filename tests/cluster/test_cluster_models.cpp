@@ -201,6 +201,22 @@ TEST_CASE("failures: a queued job waits for a repair instead of failing as stuck
   CHECK(value(r, "gpu_hours", "down") == Approx(190.0 * 4 / 3600).margin(1e-6));
 }
 
+TEST_CASE("failures: back-to-back outages in a failure trace keep the node down throughout",
+          "[cluster-model][failures]") {
+  // The second outage starts the instant the first ends: the node must not come up at 100 s.
+  RunOptions options;
+  options.failure_trace = failure_file("node,down_time,up_time\n0,0,100\n0,100,300\n");
+  NodeStateObserver nodes;
+  const auto r =
+      run_models("id,submit_time,gpus,duration\na,10,4,50\n", "1x4", options, "fifo", &nodes);
+  CHECK(column_of(r, "starting_time").at("a") == "300.000");
+  REQUIRE(nodes.changes().size() == 2);
+  CHECK(nodes.changes()[0].to == NodeState::kDown);
+  CHECK(nodes.changes()[1].time_ms == 300'000);
+  CHECK(nodes.changes()[1].to == NodeState::kOn);
+  CHECK(value(r, "gpu_hours", "down") == Approx(290.0 * 4 / 3600).margin(1e-6));
+}
+
 TEST_CASE("failures: generated failures are deterministic with the seed and end with the jobs",
           "[cluster-model][failures]") {
   RunOptions options;
