@@ -221,6 +221,9 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
       const auto& t = types[i];
       if (!t.is_object())
         throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+      check_keys(t,
+                 {"name", "idle_watts", "busy_watts", "speed", "node_base_watts", "node_off_watts"},
+                 path, source);
       GpuType type;
       type.name = json_string(t, "name", path, source, "");
       if (type.name.empty())
@@ -256,6 +259,10 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
     const std::string path = fmt::format("$.node_groups[{}]", i);
     const auto& g = groups[i];
     if (!g.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
+    check_keys(g,
+               {"count", "gpus_per_node", "gpu_type", "rack", "pod", "nodes_per_rack",
+                "nvlink_domain_gpus", "uplink_gbps", "base_watts", "off_watts"},
+               path, source);
     NodeGroupSpec group;
     const double count = json_number(g, "count", path, source);
     const double gpus = json_number(g, "gpus_per_node", path, source);
