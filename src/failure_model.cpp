@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -103,6 +104,7 @@ void parse_failures_option(const std::string& text, RunOptions& options) {
         fmt::format("--failures '{}': {} (expected rate=R[,repair=H][,seed=S])", text, why));
   };
   bool have_rate = false;
+  std::set<std::string, std::less<>> seen;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
@@ -113,6 +115,8 @@ void parse_failures_option(const std::string& text, RunOptions& options) {
     if (eq == std::string_view::npos) throw fail(fmt::format("item '{}' is not key=value", item));
     const std::string_view key = trim(item.substr(0, eq));
     const std::string_view value = trim(item.substr(eq + 1));
+    if (!seen.insert(std::string(key)).second)
+      throw fail(fmt::format("key '{}' given twice", key));
     if (key == "rate") {
       const auto rate = parse_double(value);
       if (!rate || *rate <= 0 || *rate > 1e6)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ struct SimulationOptions {
   std::string failures;       // rate=R[,repair=H][,seed=S]
   std::string failure_trace;  // FILE
   bool node_power = false;
-  double pue = 0;  // 0 = the cluster spec's
+  std::optional<double> pue;  // unset = the cluster spec's
   double power_off_idle_s = 0;
   double boot_time_s = 300;
   std::string carbon;  // FILE

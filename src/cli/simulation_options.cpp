@@ -49,8 +49,9 @@ void add_simulation_options(CLI::App& command, SimulationOptions& o) {
                      "node failures from a CSV file: node, down_time, up_time");
   command.add_flag("--node-power", o.node_power,
                    "count node base power (on) and off power in energy");
-  command.add_option("--pue", o.pue,
-                     "facility power / IT power (default: the cluster spec's, else 1.0)");
+  command.add_option_function<double>(
+      "--pue", [&o](double value) { o.pue = value; },
+      "facility power / IT power, 1..10 (default: the cluster spec's, else 1.0)");
   command
       .add_option("--power-off-idle", o.power_off_idle_s,
                   "turn a node off after this many seconds idle (0: never)")
@@ -71,6 +72,9 @@ RunOptions to_run_options(const SimulationOptions& o) {
     if (!value || *value < 0 || (!allow_zero && *value == 0))
       throw ConfigError(
           fmt::format("{} {}: expected seconds {}", flag, seconds, allow_zero ? ">= 0" : "> 0"));
+    // Times are whole milliseconds: a positive value that rounds to 0 would silently mean "none".
+    if (*value == 0 && seconds > 0)
+      throw ConfigError(fmt::format("{} {}: below the clock's resolution of 1 ms", flag, seconds));
     return *value;
   };
   run.checkpoint_interval_ms = ms(o.checkpoint_interval_s, "--checkpoint-interval", true);
@@ -84,9 +88,9 @@ RunOptions to_run_options(const SimulationOptions& o) {
     run.failure_trace = std::make_shared<const FailureTrace>(load_failure_trace(o.failure_trace));
   }
   run.node_power = o.node_power;
-  if (o.pue != 0 && !(o.pue >= 1.0 && o.pue <= 10.0))
-    throw ConfigError(fmt::format("--pue {}: expected a number in 1..10", o.pue));
-  run.pue = o.pue;
+  if (o.pue && !(*o.pue >= 1.0 && *o.pue <= 10.0))
+    throw ConfigError(fmt::format("--pue {}: expected a number in 1..10", *o.pue));
+  run.pue = o.pue.value_or(0.0);
   run.power_off_idle_ms = ms(o.power_off_idle_s, "--power-off-idle", true);
   run.boot_time_ms = ms(o.boot_time_s, "--boot-time", false);
   if (!o.carbon.empty())

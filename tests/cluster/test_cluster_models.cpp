@@ -603,4 +603,21 @@ TEST_CASE("cluster-model CLI: a bad failure trace exits 2 with FILE:LINE and wri
                   "/tests/golden/small.csv --cluster 4x8 --speed-model fast");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "--speed-model 'fast': expected off, gpu, comm or full\n");
+  // Values that used to be accepted with a silent meaning: PUE 0 ("the spec's"), a repeated
+  // failures key (the last won), a positive time below 1 ms (0 = "never").
+  const std::string base = std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
+                           "/tests/golden/small.csv --cluster 4x8 ";
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--pue 0", "--pue 0: expected a number in 1..10\n"},
+           {"--failures rate=1,rate=2",
+            "--failures 'rate=1,rate=2': key 'rate' given twice (expected "
+            "rate=R[,repair=H][,seed=S])\n"},
+           {"--power-off-idle 0.0001",
+            "--power-off-idle 0.0001: below the clock's resolution of 1 ms\n"}}) {
+    const auto refused = run_command(base + flags + " --out " + dir + "/refused");
+    INFO(flags);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err == message);
+    CHECK(!std::filesystem::exists(dir + "/refused"));
+  }
 }
