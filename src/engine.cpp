@@ -389,6 +389,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     models_on_ = speed_.has_value() || failures_on_ || power_saving_on_;
     if (failures_on_) {
       gpu_owner_.assign(static_cast<std::size_t>(cluster_.total_gpus()), 0);
+      fruitless_failures_.assign(trace_.jobs.size(), 0);
       failure_rng_ = Rng(o.failure_seed.value_or(o.seed));
       if (o.failure_rate_per_1000_node_days > 0)
         failure_mean_ms_ =
@@ -634,6 +635,18 @@ class Engine::Impl final : public SchedContext, public Decisions {
                                    : options_.checkpoint_interval_ms;
     const TimeMs periodic_ms = interval_ms > 0 ? done_ms / interval_ms * interval_ms : 0;
     const TimeMs saved_ms = std::max(state.checkpointed_work_ms, periodic_ms);
+    // A job whose attempts keep dying before its next checkpoint can never finish: the run would
+    // loop (and buffer metrics) forever. Stop it with a message instead (exit 3).
+    if (saved_ms > state.checkpointed_work_ms || done_ms == spec.duration_ms)
+      fruitless_failures_[job] = 0;
+    else if (++fruitless_failures_[job] >= kMaxFruitlessFailures)
+      throw StuckError(fmt::format(
+          "run cannot finish at t={} s: job '{}' failed {} times in a row without reaching a new "
+          "checkpoint ({} s of its {} s saved); lower the failure rate or set a checkpoint "
+          "interval shorter than the time between its failures",
+          static_cast<double>(now_) / kMsPerSecond, spec.id, kMaxFruitlessFailures,
+          static_cast<double>(saved_ms) / kMsPerSecond,
+          static_cast<double>(spec.duration_ms) / kMsPerSecond));
     state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
     state.checkpointed_work_ms = saved_ms;
     state.remaining_work_ms = spec.duration_ms - saved_ms;
@@ -724,6 +737,9 @@ class Engine::Impl final : public SchedContext, public Decisions {
   bool failure_chain_paused_ = false;
   std::size_t next_trace_failure_ = 0;
   std::size_t pending_trace_failures_ = 0;
+  // Failures of each job since its checkpoint last advanced (failure models only).
+  static constexpr std::uint32_t kMaxFruitlessFailures = 10'000;
+  std::vector<std::uint32_t> fruitless_failures_;
   std::vector<std::uint32_t> node_gen_;            // per node, see node_stamp
   std::vector<JobIndex> gpu_owner_;                // per global GPU id: the job that holds it
   std::vector<std::int64_t> queued_gpus_by_type_;  // per GPU type; last = untyped jobs

@@ -217,6 +217,28 @@ TEST_CASE("failures: back-to-back outages in a failure trace keep the node down 
   CHECK(value(r, "gpu_hours", "down") == Approx(290.0 * 4 / 3600).margin(1e-6));
 }
 
+TEST_CASE("failures: a job that can never reach a checkpoint stops the run (exit 3), not a loop",
+          "[cluster-model][failures]") {
+  // Failures every ~86 s on the only node; 10 h of work, no checkpoints: it restarts from zero
+  // forever. The engine gives up after 10,000 fruitless failures.
+  RunOptions options;
+  parse_failures_option("rate=1000000,repair=0.001,seed=1", options);
+  options.walltime_kill = false;
+  try {
+    run_models("id,submit_time,gpus,duration\na,0,8,36000\n", "1x8", options);
+    FAIL("the run ended");
+  } catch (const StuckError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("job 'a' failed 10000 times in a row without "
+                                                   "reaching a new checkpoint (0 s of its 36000 s "
+                                                   "saved)"));
+  }
+  // With a checkpoint interval shorter than the gaps it finishes.
+  options.checkpoint_interval_ms = 1'000;
+  options.restart_overhead_ms = 0;
+  const auto r = run_models("id,submit_time,gpus,duration\na,0,8,36000\n", "1x8", options);
+  CHECK(column_of(r, "final_state").at("a") == "COMPLETED_SUCCESSFULLY");
+}
+
 TEST_CASE("failures: generated failures are deterministic with the seed and end with the jobs",
           "[cluster-model][failures]") {
   RunOptions options;
