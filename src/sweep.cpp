@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "schedlab/carbon.hpp"
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/failure_model.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
@@ -149,12 +151,57 @@ void parse_policies(const Json& list, const std::string& source, SweepSpec& spec
   }
 }
 
-void parse_options(const Json& options, const std::string& source, SweepSpec& spec) {
+}  // namespace
+
+namespace {
+
+struct ClusterFileParts {
+  std::string prefix, file, suffix;  // text = prefix + file + suffix; file "" = none
+};
+
+ClusterFileParts split_cluster_file(const std::string& text) {
+  for (const std::string prefix : {"alibaba-openb:", "alibaba-pai:", "philly-vc:"}) {
+    if (!text.starts_with(prefix)) continue;
+    std::string rest = text.substr(prefix.size());
+    std::string suffix;
+    if (prefix == "philly-vc:")
+      if (const auto at = rest.rfind('@'); at != std::string::npos) {
+        suffix = rest.substr(at);
+        rest.resize(at);
+      }
+    return {prefix, rest, suffix};
+  }
+  if (text.ends_with(".json") || text.find('/') != std::string::npos) return {"", text, ""};
+  return {text, "", ""};
+}
+
+}  // namespace
+
+std::string cluster_spec_file(const std::string& text) { return split_cluster_file(text).file; }
+
+std::string rewrite_cluster_spec_file(
+    const std::string& text, const std::function<std::string(const std::string&)>& rewrite) {
+  const ClusterFileParts parts = split_cluster_file(text);
+  if (parts.file.empty()) return text;
+  return parts.prefix + rewrite(parts.file) + parts.suffix;
+}
+
+namespace {
+
+// A file named in a spec: relative paths are relative to the spec file's directory.
+std::string resolve_spec_path(const std::string& path, const std::string& base_dir) {
+  if (base_dir.empty() || !fs::path(path).is_relative()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+void parse_options(const Json& options, const std::string& source, const std::string& base_dir,
+                   SweepSpec& spec) {
   if (!options.is_object())
     spec_error(source, "options", fmt::format("expected an object, got {}", json_text(options)));
   check_keys(options,
              {"placement", "estimate", "walltime_kill", "checkpoint_interval_s",
-              "restart_overhead_s", "interval_s"},
+              "restart_overhead_s", "interval_s", "speed_model", "failures", "failure_trace",
+              "node_power", "pue", "power_off_idle_s", "boot_time_s", "carbon"},
              source, "options");
   RunOptions& run = spec.options;
   auto string_option = [&](const char* key, std::string& target) {
@@ -200,6 +247,53 @@ void parse_options(const Json& options, const std::string& source, SweepSpec& sp
   seconds_option("checkpoint_interval_s", run.checkpoint_interval_ms, true);
   seconds_option("restart_overhead_s", run.restart_overhead_ms, true);
   seconds_option("interval_s", run.timeseries_interval_ms, false);
+
+  // Cluster models (docs/cluster.md), as the run command's flags of the same names. Generated
+  // failures without seed=S draw from each cell's seed, so the seeds axis varies them.
+  auto guarded = [&](const char* key, auto&& parse) {
+    try {
+      parse();
+    } catch (const InputError& e) {
+      spec_error(source, fmt::format("options.{}", key), e.what());
+    }
+  };
+  std::string speed_model = speed_model_name(run.speed_model);
+  string_option("speed_model", speed_model);
+  guarded("speed_model", [&] { run.speed_model = parse_speed_model(speed_model); });
+  std::string failures;
+  string_option("failures", failures);
+  if (!failures.empty()) guarded("failures", [&] { parse_failures_option(failures, run); });
+  std::string failure_trace;
+  string_option("failure_trace", failure_trace);
+  if (!failure_trace.empty()) {
+    if (!failures.empty())
+      spec_error(source, "options.failure_trace", "cannot be combined with options.failures");
+    guarded("failure_trace", [&] {
+      run.failure_trace = std::make_shared<const FailureTrace>(
+          load_failure_trace(resolve_spec_path(failure_trace, base_dir)));
+    });
+  }
+  if (const auto it = options.find("node_power"); it != options.end()) {
+    if (!it->is_boolean())
+      spec_error(source, "options.node_power",
+                 fmt::format("expected true or false, got {}", json_text(*it)));
+    run.node_power = it->get<bool>();
+  }
+  if (const auto it = options.find("pue"); it != options.end()) {
+    if (!it->is_number() || !(it->get<double>() >= 1.0 && it->get<double>() <= 10.0))
+      spec_error(source, "options.pue",
+                 fmt::format("expected a number in 1..10, got {}", json_text(*it)));
+    run.pue = it->get<double>();
+  }
+  seconds_option("power_off_idle_s", run.power_off_idle_ms, true);
+  seconds_option("boot_time_s", run.boot_time_ms, false);
+  std::string carbon;
+  string_option("carbon", carbon);
+  if (!carbon.empty())
+    guarded("carbon", [&] {
+      run.carbon =
+          std::make_shared<const CarbonSeries>(load_carbon_series(resolve_spec_path(carbon, base_dir)));
+    });
 }
 
 std::uint64_t parse_seed(const Json& value, const std::string& source, const std::string& field) {
@@ -268,6 +362,17 @@ Json options_json(const RunOptions& o) {
   out["checkpoint_interval_s"] = static_cast<double>(o.checkpoint_interval_ms) / 1000.0;
   out["restart_overhead_s"] = static_cast<double>(o.restart_overhead_ms) / 1000.0;
   out["interval_s"] = static_cast<double>(o.timeseries_interval_ms) / 1000.0;
+  // Cluster-model options only when set, so specs without them keep their form.
+  if (o.speed_model != SpeedModel::kOff) out["speed_model"] = speed_model_name(o.speed_model);
+  if (!o.failures_text.empty()) out["failures"] = o.failures_text;
+  if (o.failure_trace) out["failure_trace"] = o.failure_trace->path;
+  if (o.node_power) out["node_power"] = true;
+  if (o.pue > 0) out["pue"] = o.pue;
+  if (o.power_off_idle_ms > 0)
+    out["power_off_idle_s"] = static_cast<double>(o.power_off_idle_ms) / 1000.0;
+  if (o.power_off_idle_ms > 0 || o.boot_time_ms != RunOptions{}.boot_time_ms)
+    out["boot_time_s"] = static_cast<double>(o.boot_time_ms) / 1000.0;
+  if (o.carbon) out["carbon"] = o.carbon->path;
   return out;
 }
 
@@ -397,10 +502,24 @@ std::string cell_label(const Json& definition) {
                      definition["seed"].get<std::uint64_t>());
 }
 
-// What cell.json holds: the definition plus everything else that changes the cell's outputs.
-Json cell_marker(const SweepSpec& spec, const Json& definition, const std::string& fingerprint) {
+// FNV-1a of a file's bytes, as 16 hex digits.
+std::string file_fingerprint(const std::string& path) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : read_file_bytes(path)) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+// What cell.json holds: the definition plus everything else that changes the cell's outputs,
+// including the contents of the files the cluster and the options read.
+// `file_fingerprints`: {"cluster": ..., "failure_trace": ..., "carbon": ...} for those read.
+Json cell_marker(const SweepSpec& spec, const Json& definition, const std::string& fingerprint,
+                 const Json& file_fingerprints) {
   Json marker = definition;
   marker["trace_fingerprint"] = fingerprint;
+  if (!file_fingerprints.empty()) marker["file_fingerprints"] = file_fingerprints;
   marker["options"] = options_json(spec.options);
   marker["reproducible"] = spec.reproducible;
   return marker;
@@ -492,7 +611,9 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
     if (!clusters[i].is_string())
       spec_error(source, field,
                  fmt::format("expected a cluster spec string, got {}", json_text(clusters[i])));
-    const std::string text = clusters[i].get<std::string>();
+    const std::string text = rewrite_cluster_spec_file(
+        clusters[i].get<std::string>(),
+        [&base_dir](const std::string& file) { return resolve_spec_path(file, base_dir); });
     try {
       parse_cluster_spec(text);
     } catch (const InputError& e) {
@@ -506,10 +627,10 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
     const Json& loads = require_array(json, "load_scales", source);
     for (std::size_t i = 0; i < loads.size(); ++i) {
       const std::string field = fmt::format("load_scales[{}]", i);
-      if (!loads[i].is_number() || !std::isfinite(loads[i].get<double>()) ||
-          loads[i].get<double>() <= 0 || loads[i].get<double>() > 1000)
+      if (!loads[i].is_number() || !(loads[i].get<double>() >= 0.001) ||
+          !(loads[i].get<double>() <= 1000))
         spec_error(source, field,
-                   fmt::format("expected a number in (0, 1000], got {}", json_text(loads[i])));
+                   fmt::format("expected a number in 0.001..1000, got {}", json_text(loads[i])));
       const double load = loads[i].get<double>();
       if (std::find(spec.load_scales.begin(), spec.load_scales.end(), load) !=
           spec.load_scales.end())
@@ -524,7 +645,8 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
   } else {
     spec.seeds = {1};
   }
-  if (const auto it = json.find("options"); it != json.end()) parse_options(*it, source, spec);
+  if (const auto it = json.find("options"); it != json.end())
+    parse_options(*it, source, base_dir, spec);
   if (const auto it = json.find("reproducible"); it != json.end()) {
     if (!it->is_boolean())
       spec_error(source, "reproducible",
@@ -628,9 +750,21 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   const std::vector<SweepCell> cells = expand_cells(spec);
   std::vector<Json> definitions;
   std::vector<Json> markers;
+  Json option_files = Json::object();
+  if (spec.options.failure_trace)
+    option_files["failure_trace"] = file_fingerprint(spec.options.failure_trace->path);
+  if (spec.options.carbon) option_files["carbon"] = file_fingerprint(spec.options.carbon->path);
+  std::vector<Json> cluster_files;
+  for (const auto& text : spec.clusters) {
+    Json files = option_files;
+    if (const std::string file = cluster_spec_file(text); !file.empty())
+      files["cluster"] = file_fingerprint(file);
+    cluster_files.push_back(std::move(files));
+  }
   for (const auto& cell : cells) {
     definitions.push_back(cell_definition(spec, cell));
-    markers.push_back(cell_marker(spec, definitions.back(), fingerprints[cell.trace]));
+    markers.push_back(cell_marker(spec, definitions.back(), fingerprints[cell.trace],
+                                  cluster_files[cell.cluster]));
   }
 
   // Resume: a cell is done when its cell.json (written last) matches and its summary reads.
@@ -673,6 +807,9 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
       const auto started = std::chrono::steady_clock::now();
       bool ok = true;
       try {
+        // A stale record must not outlive the files it describes: it goes before any is replaced.
+        std::error_code ignored;
+        fs::remove(fs::path(options.out_dir) / cell_dir_name(spec, cell) / "cell.json", ignored);
         SimulationRequest request;
         request.policy = spec.variants[cell.variant].policy;
         request.params = spec.variants[cell.variant].params;
@@ -810,6 +947,8 @@ std::vector<SweepGroup> aggregate_sweep(const std::vector<Json>& rows) {
     SweepGroup& group = groups[it->second];
     group.seeds.push_back(row.at("seed").get<std::uint64_t>());
     for (const auto& field : flatten_numeric(row.at("summary"))) {
+      // options.* are the run's inputs (options.seed differs by design), not metrics.
+      if (field.key.starts_with("options.")) continue;
       auto& sample = samples[it->second][field.key];
       if (sample.empty()) group.metrics.push_back(field.key);
       sample.push_back(field.value);

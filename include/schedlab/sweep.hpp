@@ -53,8 +53,16 @@ struct SweepSpec {
   bool reproducible = false;
 };
 
-// Parses a sweep spec (format in docs/workflows.md). Relative trace paths are resolved against
-// `base_dir` (the spec file's directory; "" = as given). Throws ConfigError
+// The file a cluster spec text reads: FILE of a node inventory "KIND:FILE[@VC]", or the text
+// itself when it names a cluster JSON file (ends in ".json" or holds a '/'); "" for the compact
+// form. `rewrite` maps that file path; the rest of the text is kept.
+std::string cluster_spec_file(const std::string& text);
+std::string rewrite_cluster_spec_file(const std::string& text,
+                                      const std::function<std::string(const std::string&)>& rewrite);
+
+// Parses a sweep spec (format in docs/workflows.md). Relative paths of traces, cluster files and
+// option files (failure_trace, carbon) are resolved against `base_dir` (the spec file's
+// directory; "" = as given). Throws ConfigError
 // "SOURCE: FIELD: problem" on unknown keys, wrong types, empty axes or bad values.
 SweepSpec parse_sweep_spec(const nlohmann::ordered_json& spec, const std::string& source,
                            const std::string& base_dir = "");

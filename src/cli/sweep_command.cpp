@@ -45,8 +45,26 @@ struct SweepArgs {
   double checkpoint_interval_s = 0;
   double restart_overhead_s = 0;
   double interval_s = 0;
+  // Cluster models (docs/cluster.md).
+  std::string speed_model;
+  std::string failures;
+  std::string failure_trace;
+  bool node_power = false;
+  double pue = 0;
+  double power_off_idle_s = 0;
+  double boot_time_s = 0;
+  std::string carbon;
   bool reproducible = false;
 };
+
+// A path given as a flag (relative to the working directory) as the spec expects it: relative
+// to the spec file's directory when there is one.
+std::string flag_path(const std::string& path, const std::string& base_dir) {
+  if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return std::filesystem::relative(std::filesystem::absolute(path),
+                                   std::filesystem::absolute(base_dir))
+      .string();
+}
 
 // The spec from the file (if any) with every axis or option given as a flag replaced.
 Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
@@ -108,17 +126,17 @@ Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
     Json list = Json::array();
     for (const auto& path : a.traces) {
       // Flag paths are relative to the working directory, not to the spec file.
-      const std::string resolved =
-          base_dir.empty() || std::filesystem::path(path).is_absolute()
-              ? path
-              : std::filesystem::relative(std::filesystem::absolute(path),
-                                          std::filesystem::absolute(base_dir))
-                    .string();
-      list.push_back(Json{{"path", resolved}, {"format", a.format}});
+      list.push_back(Json{{"path", flag_path(path, base_dir)}, {"format", a.format}});
     }
     spec["traces"] = list;
   }
-  if (!a.clusters.empty()) spec["clusters"] = a.clusters;
+  if (!a.clusters.empty()) {
+    Json list = Json::array();
+    for (const auto& text : a.clusters)
+      list.push_back(rewrite_cluster_spec_file(
+          text, [&base_dir](const std::string& file) { return flag_path(file, base_dir); }));
+    spec["clusters"] = list;
+  }
   if (!a.loads.empty()) spec["load_scales"] = a.loads;
   if (!a.seeds.empty()) {
     Json list = Json::array();
@@ -141,6 +159,15 @@ Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
     options["checkpoint_interval_s"] = a.checkpoint_interval_s;
   if (cmd.count("--restart-overhead")) options["restart_overhead_s"] = a.restart_overhead_s;
   if (cmd.count("--interval")) options["interval_s"] = a.interval_s;
+  if (cmd.count("--speed-model")) options["speed_model"] = a.speed_model;
+  if (cmd.count("--failures")) options["failures"] = a.failures;
+  if (cmd.count("--failure-trace"))
+    options["failure_trace"] = flag_path(a.failure_trace, base_dir);
+  if (a.node_power) options["node_power"] = true;
+  if (cmd.count("--pue")) options["pue"] = a.pue;
+  if (cmd.count("--power-off-idle")) options["power_off_idle_s"] = a.power_off_idle_s;
+  if (cmd.count("--boot-time")) options["boot_time_s"] = a.boot_time_s;
+  if (cmd.count("--carbon")) options["carbon"] = flag_path(a.carbon, base_dir);
   if (options.empty()) spec.erase("options");
   if (a.reproducible) spec["reproducible"] = true;
   return spec;
@@ -272,6 +299,16 @@ Action add_sweep_command(CLI::App& app) {
                   "seconds of work between checkpoints");
   cmd->add_option("--restart-overhead", a->restart_overhead_s, "seconds charged at each restart");
   cmd->add_option("--interval", a->interval_s, "timeseries.csv row width in seconds");
+  cmd->add_option("--speed-model", a->speed_model, "off | gpu | comm | full (docs/cluster.md)");
+  cmd->add_option("--failures", a->failures,
+                  "rate=R[,repair=H][,seed=S]; without seed=, each cell's seed draws them");
+  cmd->add_option("--failure-trace", a->failure_trace, "node failures from a CSV file");
+  cmd->add_flag("--node-power", a->node_power, "count node base and off power");
+  cmd->add_option("--pue", a->pue, "facility power / IT power, 1..10");
+  cmd->add_option("--power-off-idle", a->power_off_idle_s,
+                  "turn a node off after this many seconds idle");
+  cmd->add_option("--boot-time", a->boot_time_s, "seconds a node takes to power on");
+  cmd->add_option("--carbon", a->carbon, "grid carbon intensity CSV for emissions_kg");
   cmd->add_flag("--reproducible", a->reproducible,
                 "write engine.wall_s as 0 (byte-identical reruns)");
   return [cmd, a]() -> int {

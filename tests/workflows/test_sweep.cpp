@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
@@ -105,7 +106,7 @@ TEST_CASE("sweep spec errors name the file, the field and the value", "[workflow
     return spec_error_of(j);
   };
   CHECK(with("load_scales", {1, -1}) ==
-        "spec.json: load_scales[1]: expected a number in (0, 1000], got -1");
+        "spec.json: load_scales[1]: expected a number in 0.001..1000, got -1");
   CHECK(with("load_scales", {1, 1}) == "spec.json: load_scales[1]: load scale 1 appears twice");
   CHECK(with("seeds", {1, 1}) == "spec.json: seeds[1]: seed 1 appears twice");
   CHECK_THAT(with("seeds", {"5-2"}), Catch::StartsWith("spec.json: seeds[0]: expected a range"));
@@ -238,6 +239,78 @@ TEST_CASE("sweeps give identical results for any -j and resume only unfinished c
   fs::remove_all(dir);
 }
 
+TEST_CASE("sweep cluster models: seeds draw the failures; file contents are part of a cell",
+          "[workflows][sweep]") {
+  const std::string dir = fresh_temp_dir("sweep-models");
+  const std::string trace_path = write_small_trace(dir);
+  fs::create_directories(dir + "/spec");
+  {
+    std::ofstream(dir + "/spec/c.json")
+        << R"({"node_groups": [{"count": 2, "gpus_per_node": 8, "gpu_type": "V100"}]})";
+  }
+  Json json = small_sweep_spec(trace_path);
+  json["policies"] = {"fifo"};
+  json["load_scales"] = {1};
+  json["seeds"] = {1, 2, 3};
+  json["clusters"] = {"c.json"};  // relative to the spec file's directory
+  json["options"] = {{"failures", "rate=20000,repair=0.5"},
+                     {"checkpoint_interval_s", 600},
+                     {"walltime_kill", false},
+                     {"node_power", true},
+                     {"pue", 1.2}};
+  const SweepSpec spec = parse_sweep_spec(json, dir + "/spec/spec.json", dir + "/spec");
+  CHECK(spec.clusters == std::vector<std::string>{dir + "/spec/c.json"});
+  CHECK(spec.options.failure_rate_per_1000_node_days == 20000);
+  CHECK_FALSE(spec.options.failure_seed.has_value());
+  CHECK(spec.options.node_power);
+  CHECK(spec.options.pue == 1.2);
+  const Json normalized = sweep_spec_json(spec);
+  CHECK(normalized["options"]["failures"] == "rate=20000,repair=0.5");
+  CHECK(normalized["options"]["pue"] == 1.2);
+
+  SweepRunOptions run;
+  run.out_dir = dir + "/out";
+  run.jobs = 2;
+  REQUIRE(run_sweep(spec, run).failed == 0);
+  const auto rows = read_sweep_results(run.out_dir + "/results.jsonl");
+  REQUIRE(rows.size() == 3);
+  // Each seed draws its own failures: the restarts differ between at least two seeds.
+  std::set<double> restarts;
+  for (const auto& row : rows) {
+    const double failures = *numeric_at(row["summary"], "restarts.failures");
+    CHECK(failures > 0);
+    restarts.insert(failures);
+  }
+  CHECK(restarts.size() > 1);
+  // The aggregate has the metrics' spread across seeds, and no column for the inputs.
+  const std::string aggregate = read_text(run.out_dir + "/aggregate.csv");
+  CHECK_THAT(aggregate, Catch::Contains(",restarts.failures.mean,restarts.failures.ci95,"));
+  CHECK_THAT(aggregate, !Catch::Contains("options.seed"));
+
+  // Changing the cluster file reruns its cells; leaving it alone resumes them.
+  CHECK(run_sweep(spec, run).ran == 0);
+  {
+    std::ofstream(dir + "/spec/c.json")
+        << R"({"node_groups": [{"count": 2, "gpus_per_node": 8, "gpu_type": "A100"}]})";
+  }
+  CHECK(run_sweep(spec, run).ran == 3);
+
+  // Model options are checked like the run command's flags.
+  json["clusters"] = {kSmallCluster};
+  json["options"] = {{"failures", "rate=1,rate=2"}};
+  CHECK(spec_error_of(json) ==
+        "spec.json: options.failures: --failures 'rate=1,rate=2': key 'rate' given twice "
+        "(expected rate=R[,repair=H][,seed=S])");
+  json["options"] = {{"pue", 0}};
+  CHECK(spec_error_of(json) == "spec.json: options.pue: expected a number in 1..10, got 0");
+  json["options"] = {{"speed_model", "fast"}};
+  CHECK(spec_error_of(json) ==
+        "spec.json: options.speed_model: --speed-model 'fast': expected off, gpu, comm or full");
+  json["options"] = {{"colour", 1}};
+  CHECK_THAT(spec_error_of(json), Catch::StartsWith("spec.json: options.colour: unknown key"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("schedlab sweep runs from flags, prints progress lines and rejects bad input",
           "[workflows][sweep]") {
   const std::string dir = fresh_temp_dir("sweep-cli");
@@ -262,7 +335,7 @@ TEST_CASE("schedlab sweep runs from flags, prints progress lines and rejects bad
   const std::string bad_out = dir + "/bad";
   const auto bad = run_command(base + " -p fifo --load 1,-2 -o " + shell_quote(bad_out));
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err == "command line: load_scales[1]: expected a number in (0, 1000], got -2.0\n");
+  CHECK(bad.err == "command line: load_scales[1]: expected a number in 0.001..1000, got -2.0\n");
   CHECK_FALSE(fs::exists(bad_out));
   const std::string spec_path = dir + "/spec.json";
   std::ofstream(spec_path)
