@@ -325,6 +325,23 @@ void note_setup_differences(const Json& base, const Json& cur, const std::string
 
 }  // namespace
 
+void require_tolerance_metrics(const std::vector<Tolerance>& tolerances,
+                               const CheckInput& baseline, const CheckInput* current) {
+  for (const auto& t : tolerances) {
+    if (t.pattern == "*") continue;
+    bool found = false;
+    for (const auto* input : {&baseline, current}) {
+      if (input == nullptr) continue;
+      for (const auto& [cell, summary] : input->summaries)
+        for (const auto& f : flatten_numeric(summary))
+          found = found || has_prefix(f.key, t.pattern);
+    }
+    if (!found)
+      throw ConfigError(fmt::format("--tolerance {}={}: no metric '{}' in {}", t.pattern,
+                                    format_number(t.percent), t.pattern, baseline.path));
+  }
+}
+
 CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
                             const std::vector<Tolerance>& tolerances) {
   if (baseline.sweep != current.sweep)
@@ -332,17 +349,7 @@ CheckReport compare_results(const CheckInput& baseline, const CheckInput& curren
                                   current.sweep ? "sweep results" : "a summary", baseline.path,
                                   baseline.sweep ? "sweep results" : "a summary"));
   // Every tolerance must name something, so a typo does not silently gate nothing.
-  for (const auto& t : tolerances) {
-    if (t.pattern == "*") continue;
-    bool found = false;
-    for (const auto* input : {&baseline, &current})
-      for (const auto& [cell, summary] : input->summaries)
-        for (const auto& f : flatten_numeric(summary))
-          found = found || has_prefix(f.key, t.pattern);
-    if (!found)
-      throw ConfigError(fmt::format("--tolerance {}={}: no metric '{}' in {}", t.pattern,
-                                    format_number(t.percent), t.pattern, baseline.path));
-  }
+  require_tolerance_metrics(tolerances, baseline, &current);
   CheckReport report;
   if (!baseline.sweep) {
     compare_summaries("", baseline.summaries.front().second, current.summaries.front().second,

@@ -66,11 +66,13 @@ void prepare_baseline_gate(BaselineGate& gate) {
     if (!gate.tolerances.empty()) throw ConfigError("--tolerance needs --baseline");
     return;
   }
-  parse_tolerances(gate.tolerances);
+  const auto tolerances = parse_tolerances(gate.tolerances);
   auto loaded = std::make_shared<CheckInput>(load_check_input(gate.baseline));
   if (loaded->sweep)
     throw ConfigError(
         fmt::format("{}: is sweep results; run --baseline needs a summary.json", loaded->path));
+  // Before the run: a tolerance naming no metric of the baseline is a typo, found up front.
+  require_tolerance_metrics(tolerances, *loaded, nullptr);
   gate.loaded = std::move(loaded);
 }
 

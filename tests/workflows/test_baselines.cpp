@@ -98,5 +98,13 @@ TEST_CASE("schedlab run --baseline runs and gates in one step", "[workflows][bas
   const auto sweep_baseline = run_command(run + " --tolerance wait_s=1");
   CHECK(sweep_baseline.exit_code == 2);
   CHECK(sweep_baseline.err == "--tolerance needs --baseline\n");
+  // So is a tolerance naming no metric of the baseline (a typo would gate nothing).
+  const auto typo = run_command(run + " -o " + shell_quote(dir + "/out") + " --baseline " +
+                                shell_quote(dir + "/slow.json") + " --tolerance wait_s.p59=5%");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.out.empty());
+  CHECK(typo.err ==
+        "--tolerance wait_s.p59=5: no metric 'wait_s.p59' in " + dir + "/slow.json\n");
+  CHECK_FALSE(fs::exists(dir + "/out"));
   fs::remove_all(dir);
 }
