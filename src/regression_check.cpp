@@ -48,6 +48,11 @@ MetricDirection metric_direction(const std::string& key) {
       {"gpu_hours.idle", D::kLowerIsBetter},
       {"gpu_hours.idle_while_jobs_wait", D::kLowerIsBetter},
       {"gpu_hours.lost", D::kLowerIsBetter},
+      // Cluster models: down time is the failure model's input; off time is a means (its
+      // effect is in energy_kwh), so neither has a direction of its own.
+      {"gpu_hours.down", D::kNeutral},
+      {"gpu_hours.off", D::kNeutral},
+      {"emissions_kg", D::kLowerIsBetter},
   };
   static const std::vector<std::pair<std::string, D>> kGroups = {
       {"wait_s", D::kLowerIsBetter},
@@ -57,6 +62,8 @@ MetricDirection metric_direction(const std::string& key) {
       {"restarts", D::kLowerIsBetter},
       {"cluster", D::kNeutral},
       {"options", D::kNeutral},
+      {"trace", D::kNeutral},
+      {"jobs.rejected_reasons", D::kLowerIsBetter},
       {"engine", D::kNeutral},
   };
   for (const auto& [name, direction] : kExact)

@@ -71,6 +71,12 @@ TEST_CASE("metric directions: lower wait, higher utilization, wall time never ga
   CHECK(metric_direction("engine.wall_s") == MetricDirection::kNeverGated);
   CHECK(metric_direction("engine.events") == MetricDirection::kNeutral);
   CHECK(metric_direction("cluster.gpus") == MetricDirection::kNeutral);
+  CHECK(metric_direction("gpu_hours.down") == MetricDirection::kNeutral);
+  CHECK(metric_direction("gpu_hours.off") == MetricDirection::kNeutral);
+  CHECK(metric_direction("emissions_kg") == MetricDirection::kLowerIsBetter);
+  CHECK(metric_direction("trace.skipped.filtered out: limit") == MetricDirection::kNeutral);
+  CHECK(metric_direction("jobs.rejected_reasons.needs more GPUs than the cluster has") ==
+        MetricDirection::kLowerIsBetter);
   CHECK(metric_direction("wait_sx") ==
         MetricDirection::kUnknown);  // a prefix is a whole path segment
   CHECK(metric_direction("fairness.jain") == MetricDirection::kUnknown);
