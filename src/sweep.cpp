@@ -923,6 +923,18 @@ std::vector<Json> read_sweep_results(const std::string& path) {
           fmt::format("{}:{}: results row without load_scale, seed, params or status", path, line));
     if (row["status"] == "ok" && (!row.contains("summary") || !row["summary"].is_object()))
       throw ConfigError(fmt::format("{}:{}: ok results row without a summary object", path, line));
+    if (!row["seed"].is_number_unsigned())
+      throw ConfigError(fmt::format("{}:{}: \"seed\": expected an integer >= 0, got {}", path,
+                                    line, row["seed"].dump()));
+    if (const double load = row["load_scale"].get<double>(); !(load >= 0.001 && load <= 1000))
+      throw ConfigError(fmt::format("{}:{}: \"load_scale\": expected a number in 0.001..1000, got {}",
+                                    path, line, row["load_scale"].dump()));
+    if (row.contains("cell") && !row["cell"].is_number_unsigned())
+      throw ConfigError(fmt::format("{}:{}: \"cell\": expected an integer >= 0, got {}", path,
+                                    line, row["cell"].dump()));
+    if (row.contains("dir") && !row["dir"].is_string())
+      throw ConfigError(fmt::format("{}:{}: \"dir\": expected a cell directory (a string), got {}",
+                                    path, line, row["dir"].dump()));
     rows.push_back(std::move(row));
   }
   if (rows.empty()) throw ConfigError(fmt::format("{}: no results rows", path));

@@ -311,6 +311,39 @@ TEST_CASE("sweep cluster models: seeds draw the failures; file contents are part
   fs::remove_all(dir);
 }
 
+TEST_CASE("results rows with mistyped fields are input errors naming line and field",
+          "[workflows][sweep]") {
+  const std::string dir = fresh_temp_dir("results-rows");
+  const std::string row =
+      R"({"cell": 0, "policy": "fifo", "variant": "fifo", "params": {}, "trace": "t.csv", )"
+      R"("cluster": "2x8", "load_scale": 1, "seed": 1, "status": "ok", "dir": "cells/0000", )"
+      R"("summary": {"wait_s": {"mean": 1}}})";
+  auto error_with = [&](const std::string& from, const std::string& to) {
+    std::string text = row;
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(dir + "/results.jsonl") << row << "\n" << text << "\n";
+    try {
+      read_sweep_results(dir + "/results.jsonl");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string at = dir + "/results.jsonl:2: ";
+  CHECK(error_with(R"("dir": "cells/0000")", R"("dir": 5)") ==
+        at + R"("dir": expected a cell directory (a string), got 5)");
+  CHECK(error_with(R"("seed": 1)", R"("seed": -1)") ==
+        at + R"("seed": expected an integer >= 0, got -1)");
+  CHECK(error_with(R"("seed": 1)", R"("seed": 1e300)") ==
+        at + R"("seed": expected an integer >= 0, got 1e+300)");
+  CHECK(error_with(R"("load_scale": 1)", R"("load_scale": -1e308)") ==
+        at + R"("load_scale": expected a number in 0.001..1000, got -1e+308)");
+  CHECK(error_with(R"("cell": 0)", R"("cell": "x")") ==
+        at + R"("cell": expected an integer >= 0, got "x")");
+  CHECK(error_with(R"("cell": 0)", R"("cell": 1)") == "(no error)");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("schedlab sweep runs from flags, prints progress lines and rejects bad input",
           "[workflows][sweep]") {
   const std::string dir = fresh_temp_dir("sweep-cli");
