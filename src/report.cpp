@@ -359,10 +359,12 @@ std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
            render_line_chart(queue)}};
 }
 
-// Duration ticks for log axes: 1 s, 10 s, 1 min, 10 min, 1 h, 10 h, 1 d, 10 d, 100 d, 1000 d.
+// Duration ticks for log axes, in order of priority (where labels would collide the later
+// tick is dropped): the unit boundaries 1 s, 1 min, 1 h, 1 d first, then 10 s, 10 min, 10 h,
+// 10 d, 100 d, 1000 d.
 std::vector<std::pair<double, std::string>> duration_ticks() {
-  return {{1, "1 s"},         {10, "10 s"},        {60, "1 min"},  {600, "10 min"},
-          {3600, "1 h"},      {36000, "10 h"},     {86400, "1 d"}, {864000, "10 d"},
+  return {{1, "1 s"},         {60, "1 min"},       {3600, "1 h"},   {86400, "1 d"},
+          {10, "10 s"},       {600, "10 min"},     {36000, "10 h"}, {864000, "10 d"},
           {8640000, "100 d"}, {86400000, "1000 d"}};
 }
 
@@ -396,7 +398,7 @@ std::vector<Figure> cdf_figures(const std::vector<RunData>& runs) {
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     LineChart chart;
     chart.title = kinds[k].first;
-    chart.x.label = fmt::format("{} (log scale; under 1 s drawn at 1 s)", kinds[k].second);
+    chart.x.label = fmt::format("{} (time, log scale; under 1 s drawn at 1 s)", kinds[k].second);
     chart.x.scale = Scale::kLog10;
     chart.x.ticks = duration_ticks();
     chart.y.label = "share of jobs (%)";
@@ -464,6 +466,22 @@ std::string unit_suffix(const std::string& unit) {
   return " " + unit;
 }
 
+// Bar values and totals: format_value plus the unit ("11.3 h", "17.2%", "88.7k kWh").
+std::function<std::string(double)> value_text_with(const std::string& unit) {
+  return [suffix = unit_suffix(unit)](double v) { return format_value(v) + suffix; };
+}
+
+// The keys whose values pick the unit of `view`: statistics of one duration share a unit
+// ("wait_s.mean" and "wait_s.p95" both take the unit of the larger), anything else its own.
+std::vector<std::string> unit_keys(const MetricView& view) {
+  const std::size_t dot = view.key.rfind('.');
+  if (view.kind != Kind::kDuration || dot == std::string::npos) return {view.key};
+  const std::string base = view.key.substr(0, dot);
+  std::vector<std::string> keys = {base + ".mean", base + ".p95"};
+  add_unique(keys, view.key);
+  return keys;
+}
+
 std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const MetricView& view) {
   BarChart chart;
   chart.title = view.title;
@@ -471,9 +489,9 @@ std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const 
   double max_value = 0;
   bool any = false;
   for (const auto& r : runs) {
-    const auto v = metric_of(r, view.key);
-    any = any || v.has_value();
-    max_value = std::max(max_value, v.value_or(0.0));
+    any = any || metric_of(r, view.key).has_value();
+    for (const auto& key : unit_keys(view))
+      max_value = std::max(max_value, metric_of(r, key).value_or(0.0));
   }
   if (!any) return std::nullopt;
   const auto [scale, unit] = kind_unit(view.kind, max_value);
@@ -485,31 +503,30 @@ std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const 
   }
   chart.segments.push_back(std::move(segment));
   chart.axis_label = fmt::format("{} ({})", view.axis, unit);
-  const std::string suffix = unit_suffix(unit);
-  chart.value_text = [suffix](double v) { return short_number(v) + suffix; };
+  chart.value_text = value_text_with(unit);
   std::string caption = fmt::format("summary {}; {}", view.key, view.better);
   if (std::any_of(runs.begin(), runs.end(), [](const RunData& r) { return r.group != nullptr; }))
     caption += "; mean over seeds with 95% CI";
   return Figure{view.title, caption, render_bar_chart(chart)};
 }
 
-// Stacked bars of several fields (e.g. energy busy + idle).
+// Stacked bars of several fields (e.g. energy busy + idle), one bar per run: segment i is
+// filled with segment_color(i) in every bar and in the key; values and totals carry `unit`.
 std::optional<Figure> stacked_figure(
     const std::vector<RunData>& runs, const std::string& title, const std::string& caption,
-    const std::string& axis_label,
+    const std::string& axis, const std::string& unit,
     const std::vector<std::pair<std::string, std::vector<double>>>& segments) {
   if (segments.empty()) return std::nullopt;
   BarChart chart;
   chart.title = title;
-  chart.axis_label = axis_label;
+  chart.axis_label = fmt::format("{} ({})", axis, unit);
+  chart.value_text = value_text_with(unit);
   for (const auto& r : runs) {
     chart.categories.push_back(r.label);
     chart.colors.push_back(r.color);
   }
-  const std::vector<double> opacities = {1.0, 0.45, 0.25, 0.7};
   for (std::size_t i = 0; i < segments.size(); ++i)
-    chart.segments.push_back(
-        {segments[i].first, segments[i].second, opacities[i % opacities.size()]});
+    chart.segments.push_back({segments[i].first, segments[i].second, segment_color(i)});
   return Figure{title, caption, render_bar_chart(chart)};
 }
 
@@ -561,7 +578,7 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
     if (auto f =
             stacked_figure(runs, "GPU energy",
                            "energy_kwh: GPUs running jobs + idle GPUs; lower is better" + mean_note,
-                           "energy (kWh)",
+                           "energy", "kWh",
                            {{"busy GPUs", values_of(runs, "energy_kwh.gpu_busy")},
                             {"idle GPUs", values_of(runs, "energy_kwh.gpu_idle")}}))
       out.push_back(std::move(*f));
@@ -580,7 +597,7 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
             runs, "Idle GPU-hours",
             "gpu_hours.idle, split by whether jobs were waiting meanwhile; lower is better" +
                 mean_note,
-            "idle capacity (GPU-hours)",
+            "idle capacity", "GPU-hours",
             {{"idle while jobs wait", waiting}, {"idle, queue empty", rest}}))
       out.push_back(std::move(*f));
   }
@@ -603,7 +620,7 @@ std::vector<Figure> restart_figures(const std::vector<RunData>& runs) {
     if (auto f = stacked_figure(runs, "Restarts",
                                 any_restart ? "restarts by cause (count); lower is better"
                                             : "restarts by cause (count); none in these runs",
-                                "restarts (count)", segments))
+                                "restarts", "count", segments))
       out.push_back(std::move(*f));
   } else if (any_has(runs, "restarts.total")) {
     if (auto f = single_bar_figure(
@@ -645,10 +662,13 @@ std::vector<Figure> sweep_figures(const SweepData& sweep,
         bool any = false;
         for (const auto& g : sweep.groups) {
           if (g.definition["trace"] != trace || g.definition["cluster"] != cluster) continue;
-          const auto it = g.stats.find(view.key);
-          if (it == g.stats.end()) continue;
+          if (!g.stats.contains(view.key)) continue;
           any = true;
-          max_value = std::max(max_value, it->second.mean + it->second.ci95);
+          for (const auto& key : unit_keys(view)) {
+            const auto it = g.stats.find(key);
+            if (it != g.stats.end())
+              max_value = std::max(max_value, it->second.mean + it->second.ci95);
+          }
         }
         if (!any) continue;
         const auto [scale, unit] = kind_unit(view.kind, max_value);
@@ -718,7 +738,7 @@ std::string metrics_table(const std::vector<RunData>& runs) {
       const auto v = metric_of(r, key);
       std::string text = v ? format_number(round_to(*v, 6)) : "-";
       const double ci = ci_of(r, key);
-      if (v && ci > 0) text += " \u00b1 " + short_number(ci);
+      if (v && ci > 0) text += " \u00b1 " + format_value(ci);
       out += fmt::format("<td>{}</td>", html_escape(text));
     }
     out += "</tr>\n";
@@ -739,16 +759,17 @@ svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
 svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
 svg .errorbar{fill:none;stroke-width:1.2} svg .leader{fill:none;stroke-width:.8;stroke-dasharray:2 2}
 svg .direct-label{font-size:11px;font-weight:600} svg .category{font-size:11px;fill:#222}
-svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px;fill:#fff} svg .key-label{font-size:10.5px;fill:#333}
+svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
 table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
 table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}
 )CSS";
 
 // Runs in the browser after the page is laid out: marks each chart that has drawn data and
-// records the counts on <body> (read by the headless-browser test).
+// records on <body> the chart counts and the number of pairs of tick labels (within one chart)
+// whose rendered boxes overlap (read by the headless-browser test).
 constexpr const char* kRenderCheck = R"JS(
 (function () {
-  var charts = document.querySelectorAll('svg.chart'), rendered = 0;
+  var charts = document.querySelectorAll('svg.chart'), rendered = 0, overlaps = 0;
   for (var i = 0; i < charts.length; i++) {
     var svg = charts[i], box = svg.getBoundingClientRect(), marks = svg.querySelectorAll('.mark'), drawn = 0;
     for (var k = 0; k < marks.length; k++) {
@@ -756,9 +777,17 @@ constexpr const char* kRenderCheck = R"JS(
       if (b.width > 0 || b.height > 0) drawn++;
     }
     if (box.width > 0 && box.height > 0 && drawn > 0) { rendered++; svg.setAttribute('data-rendered', 'yes'); }
+    var ticks = svg.querySelectorAll('.tick'), boxes = [];
+    for (var t = 0; t < ticks.length; t++) boxes.push(ticks[t].getBBox());
+    for (var p = 0; p < boxes.length; p++)
+      for (var q = p + 1; q < boxes.length; q++) {
+        var a = boxes[p], c = boxes[q];
+        if (a.x < c.x + c.width && c.x < a.x + a.width && a.y < c.y + c.height && c.y < a.y + a.height) overlaps++;
+      }
   }
   document.body.setAttribute('data-charts-total', String(charts.length));
   document.body.setAttribute('data-charts-rendered', String(rendered));
+  document.body.setAttribute('data-tick-overlaps', String(overlaps));
 })();
 )JS";
 
@@ -863,7 +892,14 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   html += section("Summary metrics", summary_figures(runs));
   html += section("Energy and idle capacity", energy_figures(runs));
   html += section("Restarts and lost work", restart_figures(runs));
-  if (sweep) html += section("Metrics against load", sweep_figures(*sweep, colors));
+  // One load scale gives one-point lines: those charts are left out, with a note.
+  if (sweep && sweep->loads.size() >= 2)
+    html += section("Metrics against load", sweep_figures(*sweep, colors));
+  else if (sweep)
+    report.notes.push_back(fmt::format(
+        "the sweep has one load scale ({}): no metric-vs-load charts; the bars show each metric "
+        "at that load",
+        format_number(sweep->loads.front())));
   if (!runs.empty()) {
     html += "<section><h2>Every numeric metric</h2>\n";
     if (sweep)

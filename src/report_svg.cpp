@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -62,8 +63,46 @@ struct Mapped {
   }
 };
 
+// Keeps the ticks (in the given priority order) whose labels stay at least kMinTickGap clear
+// of every label kept before them, and returns those in ascending order of value. Labels of a
+// horizontal axis are centred on their tick; those of a vertical axis are one line high.
+std::vector<std::pair<double, std::string>> thin_ticks(
+    const Mapped& m, const std::vector<std::pair<double, std::string>>& ticks, bool horizontal) {
+  struct Box {
+    double lo, hi;
+  };
+  std::vector<Box> kept_boxes;
+  std::vector<std::pair<double, std::string>> kept;
+  for (const auto& tick : ticks) {
+    const double at = m(tick.first);
+    const double half = horizontal ? text_width(tick.second, kTickFontSize) / 2 : kTickFontSize / 2;
+    const Box box{at - half, at + half};
+    const bool clear = std::all_of(kept_boxes.begin(), kept_boxes.end(), [&](const Box& other) {
+      return box.lo >= other.hi + kMinTickGap || other.lo >= box.hi + kMinTickGap;
+    });
+    if (!clear) continue;
+    kept_boxes.push_back(box);
+    kept.push_back(tick);
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return kept;
+}
+
+// Significant digits that tell ticks `step` apart, up to magnitude `max_abs` (at least 3).
+int tick_digits(double max_abs, double step) {
+  if (!(max_abs > 0) || !(step > 0)) return 3;
+  const int needed = static_cast<int>(std::floor(std::log10(max_abs) + 1e-9) -
+                                      std::floor(std::log10(step) + 1e-9)) +
+                     1;
+  return std::clamp(needed, 3, 15);
+}
+
+// Maps [data_lo, data_hi] (widened to nice bounds unless fixed by `spec`) onto
+// [pixel_lo, pixel_hi] and picks its ticks, thinned so that no labels collide. `horizontal`:
+// an x axis (labels side by side) rather than a y axis (labels stacked).
 Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double pixel_lo,
-                    double pixel_hi, int target_ticks) {
+                    double pixel_hi, int target_ticks, bool horizontal) {
   Mapped m;
   m.scale = spec.scale;
   m.pixel_lo = pixel_lo;
@@ -76,12 +115,14 @@ Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double
     if (hi <= lo) hi = lo * 10;
     m.lo = lo;
     m.hi = hi;
+    std::vector<std::pair<double, std::string>> ticks;
     if (!spec.ticks.empty()) {
       for (const auto& t : spec.ticks)
-        if (t.first >= lo * (1 - 1e-9) && t.first <= hi * (1 + 1e-9)) m.ticks.push_back(t);
+        if (t.first >= lo * (1 - 1e-9) && t.first <= hi * (1 + 1e-9)) ticks.push_back(t);
     } else {
-      for (double t = lo; t <= hi * (1 + 1e-9); t *= 10) m.ticks.emplace_back(t, compact_number(t));
+      for (double t = lo; t <= hi * (1 + 1e-9); t *= 10) ticks.emplace_back(t, format_value(t));
     }
+    m.ticks = thin_ticks(m, ticks, horizontal);
     return m;
   }
   double lo = spec.min.value_or(spec.include_zero ? std::min(0.0, data_lo) : data_lo);
@@ -96,17 +137,20 @@ Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double
   if (!spec.max) hi = std::ceil(hi / step - 1e-9) * step;
   m.lo = lo;
   m.hi = hi;
+  std::vector<std::pair<double, std::string>> ticks;
   if (!spec.ticks.empty()) {
     for (const auto& t : spec.ticks)
-      if (t.first >= lo - 1e-9 * step && t.first <= hi + 1e-9 * step) m.ticks.push_back(t);
+      if (t.first >= lo - 1e-9 * step && t.first <= hi + 1e-9 * step) ticks.push_back(t);
   } else {
     const double first = std::ceil(lo / step - 1e-9) * step;
+    const int digits = tick_digits(std::max(std::abs(lo), std::abs(hi)), step);
     for (int i = 0; i < 100; ++i) {
       const double t = first + i * step;
       if (t > hi + 1e-9 * step) break;
-      m.ticks.emplace_back(t, compact_number(std::abs(t) < step * 1e-9 ? 0.0 : t));
+      ticks.emplace_back(t, format_value(std::abs(t) < step * 1e-9 ? 0.0 : t, digits));
     }
   }
+  m.ticks = thin_ticks(m, ticks, horizontal);
   return m;
 }
 
@@ -135,6 +179,18 @@ void spread(std::vector<double>& ys, double gap, double lo, double hi) {
   }
 }
 
+// Whether dark text reads better than white on `color` ("#RRGGBB"; relative luminance).
+bool is_light(const std::string& color) {
+  if (color.size() != 7 || color[0] != '#' ||
+      !std::all_of(color.begin() + 1, color.end(),
+                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  const auto channel = [&](std::size_t at) {
+    return static_cast<double>(std::stoi(color.substr(at, 2), nullptr, 16)) / 255.0;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5) > 0.5;
+}
+
 std::string svg_open(double width, double height, const std::string& title) {
   return fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"{}\" "
@@ -160,30 +216,52 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string compact_number(double value) {
-  const double a = std::abs(value);
-  if (a >= 1e9) return trim_zeros(fmt::format("{:.2f}", value / 1e9)) + "G";
-  if (a >= 1e6) return trim_zeros(fmt::format("{:.2f}", value / 1e6)) + "M";
-  if (a >= 1e4) return trim_zeros(fmt::format("{:.2f}", value / 1e3)) + "k";
-  if (a >= 100 || a == 0) return trim_zeros(fmt::format("{:.1f}", value));
-  if (a >= 1) return trim_zeros(fmt::format("{:.2f}", value));
-  return trim_zeros(fmt::format("{:.4f}", value));
+std::string format_value(double value, int digits) {
+  digits = std::max(1, digits);
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0) return "0";
+  // Round to the significant digits first, so that 999.96 reads "1k" rather than "1000".
+  const double magnitude = std::floor(std::log10(std::abs(value)));
+  const double unit = std::pow(10.0, magnitude - digits + 1);
+  const double rounded = std::round(value / unit) * unit;
+  const double a = std::abs(rounded);
+  const auto [scale, suffix] = a >= 1e9   ? std::pair{1e9, "G"}
+                               : a >= 1e6 ? std::pair{1e6, "M"}
+                               : a >= 1e3 ? std::pair{1e3, "k"}
+                                          : std::pair{1.0, ""};
+  const double mantissa = rounded / scale;
+  const int decimals = std::clamp(
+      digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(mantissa)) + 1e-9)), 0, 15);
+  return trim_zeros(fmt::format("{:.{}f}", mantissa, decimals)) + suffix;
 }
 
-std::string short_number(double value) {
-  const double a = std::abs(value);
-  if (a == 0) return "0";
-  if (a >= 1e7) return compact_number(value);
-  if (a >= 1000) return fmt::format("{:.0f}", value);
-  if (a >= 100) return trim_zeros(fmt::format("{:.1f}", value));
-  if (a >= 10) return trim_zeros(fmt::format("{:.2f}", value));
-  if (a >= 0.01) return trim_zeros(fmt::format("{:.3f}", value));
-  return trim_zeros(fmt::format("{:.6f}", value));
+double text_width(std::string_view text, double font_size) {
+  double em = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;  // UTF-8 continuation
+    if (c == ' ') {
+      em += 0.32;
+    } else if (std::string_view(".,:;|!'il").find(c) != std::string_view::npos) {
+      em += 0.28;
+    } else if (c == 'm' || c == 'w' || c == 'M' || c == 'W') {
+      em += 0.98;
+    } else {
+      em += 0.64;
+    }
+  }
+  return em * font_size;
 }
 
 const std::string& palette_color(std::size_t index) {
   static const std::array<std::string, 8> kColors = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                                      "#E69F00", "#56B4E9", "#666666", "#000000"};
+  return kColors[index % kColors.size()];
+}
+
+const std::string& segment_color(std::size_t index) {
+  static const std::array<std::string, 6> kColors = {"#332288", "#88CCEE", "#DDCC77",
+                                                     "#CC6677", "#44AA99", "#AA4499"};
   return kColors[index % kColors.size()];
 }
 
@@ -211,8 +289,8 @@ std::string render_line_chart(const LineChart& chart) {
   }
   const double plot_right = kWidth - kRight;
   const double plot_bottom = kHeight - kBottom;
-  const Mapped x = resolve_axis(chart.x, x_lo, x_hi, kLeft, plot_right, 6);
-  const Mapped y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom, kTop, 5);
+  const Mapped x = resolve_axis(chart.x, x_lo, x_hi, kLeft, plot_right, 6, true);
+  const Mapped y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom, kTop, 5, false);
   std::string out = svg_open(kWidth, kHeight, chart.title);
   // Grid, ticks and axes.
   out += "<g class=\"axes\">\n";
@@ -279,8 +357,8 @@ std::string render_line_chart(const LineChart& chart) {
         out += fmt::format(
             "<circle class=\"mark point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {} at "
             "{}</title></circle>\n",
-            num(x(p.x)), num(y(p.y)), s.color, html_escape(s.label), short_number(p.y),
-            short_number(p.x));
+            num(x(p.x)), num(y(p.y)), s.color, html_escape(s.label), format_value(p.y),
+            format_value(p.x));
     }
   }
   // Direct labels in the right margin, spread apart, with leader lines to their anchors.
@@ -319,30 +397,68 @@ std::string render_line_chart(const LineChart& chart) {
 }
 
 std::string render_bar_chart(const BarChart& chart) {
-  constexpr double kBar = 18, kGap = 10, kTopPad = 8, kAxis = 40, kValueRoom = 90;
+  constexpr double kBar = 18, kGap = 10, kTopPad = 8, kAxis = 40;
+  constexpr double kValueFont = 10.5, kKeyFont = 10.5, kKeyRow = 16, kInBarFont = 10;
   const std::size_t n = chart.categories.size();
   std::size_t longest = 4;
   for (const auto& c : chart.categories)
     longest = std::max(longest, std::min(c.size(), kMaxLabelChars));
   const double left = std::min(190.0, 7.0 * static_cast<double>(longest) + 14);
   const bool stacked = chart.segments.size() > 1;
-  const double key_height = stacked ? 18 : 0;
+  // Segment fills: stacked segments without a colour take the segment palette, so that every
+  // segment has one fill shared by all bars and by its key swatch.
+  std::vector<std::string> fills;
+  for (std::size_t s = 0; s < chart.segments.size(); ++s)
+    fills.push_back(!chart.segments[s].color.empty() ? chart.segments[s].color
+                    : stacked                        ? segment_color(s)
+                                                     : "");
+  const auto fill_of = [&](std::size_t s, std::size_t i) {
+    return fills[s].empty() ? chart.colors.at(i) : fills[s];
+  };
+  // Key layout: swatch + name per segment, wrapping onto further rows at the right edge.
+  struct KeyItem {
+    double x, y;
+  };
+  std::vector<KeyItem> key;
+  if (stacked) {
+    double kx = left, ky = kTopPad;
+    for (const auto& seg : chart.segments) {
+      const double item = 14 + text_width(seg.label, kKeyFont);
+      if (kx > left && kx + item > kWidth - 8) {
+        kx = left;
+        ky += kKeyRow;
+      }
+      key.push_back({kx, ky});
+      kx += item + 16;
+    }
+  }
+  const double key_height = key.empty() ? 0 : key.back().y - kTopPad + kKeyRow + 2;
   const double top = kTopPad + key_height;
   const double height = top + static_cast<double>(n) * (kBar + kGap) + kAxis;
-  const double plot_right = kWidth - kValueRoom;
   std::vector<double> totals(n, 0.0);
   for (const auto& seg : chart.segments)
     for (std::size_t i = 0; i < n && i < seg.values.size(); ++i)
       totals[i] += std::max(0.0, seg.values[i]);
+  const std::function<std::string(double)> value_text =
+      chart.value_text ? chart.value_text : [](double v) { return format_value(v); };
+  // The total after each bar (with its CI); the plot leaves room for the longest one.
+  std::vector<std::string> end_labels;
+  double value_room = 40;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string label = value_text(totals[i]);
+    if (i < chart.errors.size() && chart.errors[i] > 0)
+      label += " \u00b1 " + value_text(chart.errors[i]);
+    value_room = std::max(value_room, text_width(label, kValueFont) + 12);
+    end_labels.push_back(std::move(label));
+  }
+  const double plot_right = kWidth - std::min(value_room, 200.0);
   double hi = 0;
   for (std::size_t i = 0; i < n; ++i)
     hi = std::max(hi, totals[i] + (i < chart.errors.size() ? chart.errors[i] : 0.0));
   AxisSpec spec;
   spec.label = chart.axis_label;
-  const Mapped x = resolve_axis(spec, 0, hi, left, plot_right, 5);
+  const Mapped x = resolve_axis(spec, 0, hi, left, plot_right, 5, true);
   const double axis_y = top + static_cast<double>(n) * (kBar + kGap);
-  const std::function<std::string(double)> value_text =
-      chart.value_text ? chart.value_text : [](double v) { return short_number(v); };
   std::string out = svg_open(kWidth, height, chart.title);
   out += "<g class=\"axes\">\n";
   for (const auto& [value, text] : x.ticks) {
@@ -358,41 +474,37 @@ std::string render_bar_chart(const BarChart& chart) {
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                   num((left + plot_right) / 2), num(height - 6), html_escape(chart.axis_label));
   out += "</g>\n";
-  if (stacked) {  // segment key, in reading order, right above the bars
-    double kx = left;
-    for (const auto& seg : chart.segments) {
-      out += fmt::format(
-          "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"#555555\" "
-          "fill-opacity=\"{}\"/>\n",
-          num(kx), num(kTopPad), num(seg.opacity));
-      out += fmt::format("<text class=\"key-label\" x=\"{}\" y=\"{}\">{}</text>\n", num(kx + 14),
-                         num(kTopPad + 9), html_escape(seg.label));
-      kx += 14 + 6.5 * static_cast<double>(seg.label.size()) + 16;
-    }
+  for (std::size_t s = 0; s < key.size(); ++s) {  // segment key, in stacking order
+    out += fmt::format(
+        "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
+        num(key[s].x), num(key[s].y), fills[s]);
+    out += fmt::format("<text class=\"key-label\" x=\"{}\" y=\"{}\">{}</text>\n",
+                       num(key[s].x + 14), num(key[s].y + 9), html_escape(chart.segments[s].label));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double by = top + static_cast<double>(i) * (kBar + kGap);
-    const std::string& color = chart.colors.at(i);
     out += fmt::format(
         "<text class=\"category\" x=\"{}\" y=\"{}\" "
         "text-anchor=\"end\">{}<title>{}</title></text>\n",
         num(left - 8), num(by + kBar / 2 + 4), html_escape(truncate_label(chart.categories[i])),
         html_escape(chart.categories[i]));
     double start = 0;
-    for (const auto& seg : chart.segments) {
+    for (std::size_t s = 0; s < chart.segments.size(); ++s) {
+      const BarSegment& seg = chart.segments[s];
       const double v = i < seg.values.size() ? std::max(0.0, seg.values[i]) : 0.0;
       const double x0 = x(start), x1 = x(start + v);
+      const std::string fill = fill_of(s, i);
       const std::string what =
           seg.label.empty() ? chart.categories[i] : chart.categories[i] + ", " + seg.label;
       out += fmt::format(
-          "<rect class=\"mark bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
-          "fill-opacity=\"{}\">"
+          "<rect class=\"mark bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{}: {}</title></rect>\n",
-          num(x0), num(by), num(std::max(0.0, x1 - x0)), num(kBar), color, num(seg.opacity),
-          html_escape(what), value_text(v));
-      if (stacked && x1 - x0 > 6.5 * static_cast<double>(seg.label.size()) + 8)
-        out += fmt::format("<text class=\"in-bar\" x=\"{}\" y=\"{}\">{}</text>\n", num(x0 + 4),
-                           num(by + kBar / 2 + 4), html_escape(seg.label));
+          num(x0), num(by), num(std::max(0.0, x1 - x0)), num(kBar), fill, html_escape(what),
+          html_escape(value_text(v)));
+      if (stacked && x1 - x0 > text_width(seg.label, kInBarFont) + 8)
+        out += fmt::format("<text class=\"in-bar\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
+                           num(x0 + 4), num(by + kBar / 2 + 4),
+                           is_light(fill) ? "#222222" : "#ffffff", html_escape(seg.label));
       start += v;
     }
     double end = x(totals[i]);
@@ -406,11 +518,8 @@ std::string render_bar_chart(const BarChart& chart) {
           num(lo), num(cy), num(hi_px), num(cy - 4), num(cy + 4));
       end = hi_px;
     }
-    std::string label = value_text(totals[i]);
-    if (i < chart.errors.size() && chart.errors[i] > 0)
-      label += " \u00b1 " + value_text(chart.errors[i]);
     out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\">{}</text>\n", num(end + 5),
-                       num(by + kBar / 2 + 4), html_escape(label));
+                       num(by + kBar / 2 + 4), html_escape(end_labels[i]));
   }
   out += "</svg>\n";
   return out;

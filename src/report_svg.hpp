@@ -3,6 +3,8 @@
 // decimal, no random ids, no external references.
 //
 // Every data-bearing element carries class "mark"; the report's render check counts them.
+// Every number printed in a chart (ticks, bar-end values, tooltips) goes through format_value,
+// and no two tick labels of an axis come closer than kMinTickGap.
 #pragma once
 
 #include <functional>
@@ -15,13 +17,28 @@
 namespace schedlab::report {
 
 std::string html_escape(std::string_view text);
-// Tick-style number: "0", "2.5", "120", "15k", "1.2M" (at most 3 significant digits).
-std::string compact_number(double value);
-// A value with about 3-4 significant digits and no exponent ("40540", "11.26", "0.173").
-std::string short_number(double value);
 
-// Colour-blind-safe palette (Okabe-Ito), assigned to series in order.
+// The report's one number format: `digits` significant digits (at least 1), trailing zeros
+// dropped, no exponent; magnitudes from 1000 on are scaled to a k, M or G suffix.
+// Examples with 3 digits: "0", "0.0461", "2.5", "11.3", "172", "1.18k", "88.7k", "1.2M".
+std::string format_value(double value, int digits = 3);
+
+// Estimated advance width of `text` in SVG user units at `font_size`, from per-character
+// widths of DejaVu Sans (the widest common sans-serif fallback), so real text is rarely wider:
+// 0.32 em for a space, 0.28 em for narrow characters (".,:;|!'il"), 0.98 em for m, w, M, W,
+// 0.64 em for anything else (UTF-8 continuation bytes count nothing).
+double text_width(std::string_view text, double font_size);
+
+// Tick labels are 10 units high; neighbouring tick labels of an axis keep at least this much
+// free space between their estimated boxes (ticks that would come closer are dropped).
+inline constexpr double kTickFontSize = 10;
+inline constexpr double kMinTickGap = 6;
+
+// Colour-blind-safe palette (Okabe-Ito), assigned to series (runs, variants) in order.
 const std::string& palette_color(std::size_t index);
+// Fills for the segments of stacked bars, in order: colour-blind safe (Paul Tol's muted
+// scheme) and distinct from the series palette, so a segment colour never reads as a run.
+const std::string& segment_color(std::size_t index);
 
 // Durations: picks s, min, h or d so that `max_s` reads as a small number.
 struct DurationUnit {
@@ -52,7 +69,9 @@ struct AxisSpec {
   std::optional<double> min;  // fixed bounds; otherwise from the data
   std::optional<double> max;
   bool include_zero = true;  // linear axes start at 0 unless the data is negative
-  // Explicit ticks (value, text); otherwise "nice" ticks with compact_number text.
+  // Explicit ticks (value, text), in order of priority: when labels would collide, a tick is
+  // dropped in favour of those listed before it. Otherwise "nice" ticks with format_value text
+  // (with enough digits to tell neighbours apart), thinned from the ends inward.
   std::vector<std::pair<double, std::string>> ticks;
 };
 
@@ -70,9 +89,15 @@ std::string render_line_chart(const LineChart& chart);
 struct BarSegment {
   std::string label;           // "" for a single-segment chart
   std::vector<double> values;  // one per category
-  double opacity = 1.0;        // segments share the category colour at different opacities
+  // Fill of this segment in every bar; empty: each bar takes its category colour (the usual
+  // choice for a single segment). Stacked charts give each segment its own colour.
+  std::string color;
 };
 
+// Horizontal bars, one per category. With several segments (stacked left to right) the chart
+// has a key above the bars: one swatch per segment, filled exactly like the segment, next to
+// its name. Every segment rect carries a <title> "category, segment: value"; the bar's total
+// (with its CI when given) is printed after the end of every bar.
 struct BarChart {
   std::string title;
   std::string axis_label;  // value axis, with unit
@@ -80,7 +105,7 @@ struct BarChart {
   std::vector<std::string> colors;   // one per category
   std::vector<BarSegment> segments;  // stacked left to right
   std::vector<double> errors;        // optional +- half-widths of the stacked total (95% CI)
-  std::function<std::string(double)> value_text;  // bar-end labels; default short_number
+  std::function<std::string(double)> value_text;  // values and totals; default format_value
 };
 std::string render_bar_chart(const BarChart& chart);
 

@@ -1,6 +1,11 @@
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "schedlab/error.hpp"
@@ -10,6 +15,10 @@
 #include "schedlab/trace.hpp"
 #include "support/builders.hpp"
 #include "workflows/fixtures.hpp"
+
+// The chart layer is internal to the library; its formatter and text-width estimate are the
+// contract the tick-spacing test checks against.
+#include "../../src/report_svg.hpp"
 
 using namespace schedlab;
 using namespace schedlab::testing;
@@ -41,6 +50,73 @@ void check_charts(const std::string& html, std::size_t expected) {
     CHECK(count_of(svg, "class=\"axis-label\"") >= 1);
     at = end;
   }
+}
+
+// The <svg class="chart"> element whose aria-label is `title` ("" when there is none).
+std::string chart_named(const std::string& html, const std::string& title) {
+  const std::size_t at = html.find("aria-label=\"" + report::html_escape(title) + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t begin = html.rfind("<svg class=\"chart\"", at);
+  return html.substr(begin, html.find("</svg>", at) - begin);
+}
+
+std::vector<std::string> all_charts(const std::string& html) {
+  std::vector<std::string> charts;
+  for (std::size_t at = html.find("<svg class=\"chart\""); at != std::string::npos;
+       at = html.find("<svg class=\"chart\"", at + 1))
+    charts.push_back(html.substr(at, html.find("</svg>", at) - at));
+  return charts;
+}
+
+// Every capture group 1 (and 2, 3 when present) of `pattern` in `text`, match by match.
+std::vector<std::vector<std::string>> matches(const std::string& text, const std::string& pattern) {
+  std::vector<std::vector<std::string>> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it) {
+    std::vector<std::string> groups;
+    for (std::size_t g = 1; g < it->size(); ++g) groups.push_back((*it)[g].str());
+    out.push_back(std::move(groups));
+  }
+  return out;
+}
+
+// Horizontal-axis tick labels of a chart, as (x, text), grouped by their baseline y.
+std::map<std::string, std::vector<std::pair<double, std::string>>> x_ticks(const std::string& svg) {
+  std::map<std::string, std::vector<std::pair<double, std::string>>> rows;
+  for (const auto& m : matches(svg,
+                               "<text class=\"tick\" x=\"([-0-9.]+)\" y=\"([-0-9.]+)\" "
+                               "text-anchor=\"middle\">([^<]*)</text>"))
+    rows[m[1]].emplace_back(std::stod(m[0]), m[2]);
+  for (auto& [y, ticks] : rows) std::sort(ticks.begin(), ticks.end());
+  return rows;
+}
+
+// Smallest free space between neighbouring x tick labels of a chart (by the documented width
+// estimate); +infinity with fewer than two labels.
+double smallest_tick_gap(const std::string& svg) {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const auto& [y, ticks] : x_ticks(svg))
+    for (std::size_t i = 1; i < ticks.size(); ++i)
+      smallest = std::min(smallest, ticks[i].first - ticks[i - 1].first -
+                                        (report::text_width(ticks[i].second, 10) +
+                                         report::text_width(ticks[i - 1].second, 10)) /
+                                            2);
+  return smallest;
+}
+
+// A run directory by hand: a minimal summary and a jobs.csv whose waits and JCTs spread from
+// under a second to about a month (log-spaced), so the CDF axes span 1 s .. 1000 d.
+std::string write_wide_run(const std::string& dir, const std::string& policy) {
+  std::string jobs = "job_id,waiting_time,turnaround_time\n";
+  for (int i = 0; i < 60; ++i) {
+    const double wait = 0.5 * std::pow(10.0, i * 6.7 / 59);
+    jobs += fmt::format("{},{},{}\n", i, wait, wait * 1.5 + 30);
+  }
+  write_files_atomically(
+      dir, {{"summary.json", "{\"policy\": \"" + policy + "\", \"wait_s\": {\"mean\": 40000}}\n"},
+            {"jobs.csv", jobs}});
+  return dir;
 }
 
 std::string error_of(const std::vector<std::string>& inputs, const ReportOptions& options = {}) {
@@ -149,5 +225,179 @@ TEST_CASE("report rejects bad input with one line naming the file", "[workflows]
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == "report: 1 charts written to " + out + "\n");
   CHECK_THAT(read_text(out), Catch::StartsWith("<!DOCTYPE html>"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("report numbers share one format: 3 significant digits, k/M/G suffixes",
+          "[workflows][report]") {
+  using report::format_value;
+  CHECK(format_value(0) == "0");
+  CHECK(format_value(-0.0) == "0");
+  CHECK(format_value(0.046123) == "0.0461");
+  CHECK(format_value(2.5) == "2.5");
+  CHECK(format_value(11.26) == "11.3");
+  CHECK(format_value(172.04) == "172");
+  CHECK(format_value(999.96) == "1k");  // rounds before picking the suffix
+  CHECK(format_value(1176) == "1.18k");
+  CHECK(format_value(88720) == "88.7k");
+  CHECK(format_value(823399) == "823k");
+  CHECK(format_value(1.2e6) == "1.2M");
+  CHECK(format_value(3.4e9) == "3.4G");
+  CHECK(format_value(-2.5) == "-2.5");
+  CHECK(format_value(10050, 4) == "10.05k");
+}
+
+TEST_CASE("report tick labels keep a gap, and close log ticks keep the unit boundary",
+          "[workflows][report]") {
+  const std::string dir = fresh_temp_dir("report-ticks");
+  const Report wide =
+      build_report({write_wide_run(dir + "/a", "fifo"), write_wide_run(dir + "/b", "sjf")});
+  // The JCT axis reaches 1000 d: 10 h and 1 d sit 18 units apart; 1 d (a unit boundary) stays.
+  for (const char* title :
+       {"Wait time, cumulative distribution", "Job completion time, cumulative distribution"}) {
+    INFO(title);
+    const std::string svg = chart_named(wide.html, title);
+    REQUIRE_FALSE(svg.empty());
+    std::vector<std::string> texts;
+    for (const auto& [y, ticks] : x_ticks(svg))
+      for (const auto& tick : ticks) texts.push_back(tick.second);
+    CHECK(std::count(texts.begin(), texts.end(), "1 d") == 1);
+    CHECK(std::count(texts.begin(), texts.end(), "10 h") == 0);
+    CHECK(std::count(texts.begin(), texts.end(), "1 h") == 1);
+    CHECK(std::count(texts.begin(), texts.end(), "1 min") == 1);
+    CHECK(texts.size() >= 6);
+    CHECK(smallest_tick_gap(svg) >= report::kMinTickGap - 0.1);  // coordinates have 1 decimal
+  }
+  // Every chart of a simulated report, too.
+  const Trace trace = trace_from_csv(small_trace_csv(), "small.csv");
+  const Report runs = build_report({write_run(dir + "/small", trace, kSmallCluster)});
+  for (const std::string& html : {wide.html, runs.html})
+    for (const auto& svg : all_charts(html)) {
+      INFO(svg.substr(0, 200));
+      CHECK(smallest_tick_gap(svg) >= report::kMinTickGap - 0.1);
+    }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("stacked bars: key swatches match segment fills, tooltips and totals carry units",
+          "[workflows][report]") {
+  const std::string dir = fresh_temp_dir("report-stacked");
+  const Trace trace = trace_from_csv(small_trace_csv(), "small.csv");
+  const std::string small = write_run(dir + "/small", trace, kSmallCluster);
+  const std::string large = write_run(dir + "/large", trace, "4x8:V100");
+  const Report report = build_report({small, large});
+  struct Expected {
+    const char* title;
+    std::vector<std::string> segments;
+    std::string unit;
+  };
+  for (const Expected& expected :
+       {Expected{"GPU energy", {"busy GPUs", "idle GPUs"}, " kWh"},
+        Expected{"Idle GPU-hours", {"idle while jobs wait", "idle, queue empty"}, " GPU-hours"},
+        Expected{"Restarts", {"preemptions", "walltime kills"}, ""}}) {
+    INFO(expected.title);
+    const std::string svg = chart_named(report.html, expected.title);
+    REQUIRE_FALSE(svg.empty());
+    // The key: one swatch per segment, in stacking order, each with its own colour.
+    std::map<std::string, std::string> key;  // segment -> swatch fill
+    std::vector<std::string> order;
+    for (const auto& m : matches(svg,
+                                 "<rect class=\"key\"[^>]* fill=\"(#[0-9A-Fa-f]{6})\"/>\n<text "
+                                 "class=\"key-label\"[^>]*>([^<]*)</text>")) {
+      key[m[1]] = m[0];
+      order.push_back(m[1]);
+    }
+    std::vector<std::string> escaped;
+    for (const auto& segment : expected.segments) escaped.push_back(report::html_escape(segment));
+    CHECK(order == escaped);
+    CHECK(key.size() == expected.segments.size());
+    CHECK(key.begin()->second != std::next(key.begin())->second);
+    // Every segment of every bar: filled like its key swatch, titled "run, segment: value unit".
+    const auto bars =
+        matches(svg,
+                "<rect class=\"mark bar\"[^>]* fill=\"(#[0-9A-Fa-f]{6})\"><title>([^<]*?), "
+                "([^<,]*|idle, queue empty): ([^<]*)</title></rect>");
+    CHECK(bars.size() == 2 * expected.segments.size());
+    for (const auto& bar : bars) {
+      INFO(bar[1] << " / " << bar[2] << " = " << bar[3]);
+      REQUIRE(key.contains(bar[2]));
+      CHECK(bar[0] == key[bar[2]]);
+      CHECK_THAT(bar[3], Catch::Matches("-?[0-9.]+[kMG]?" + expected.unit));
+    }
+    // The total after each of the 2 bars, with its unit; it equals the sum of the segments.
+    const auto totals = matches(svg, "<text class=\"value\"[^>]*>([^<]*)</text>");
+    REQUIRE(totals.size() == 2);
+    for (const auto& total : totals)
+      CHECK_THAT(total[0], Catch::Matches("-?[0-9.]+[kMG]?" + expected.unit));
+  }
+  const std::string energy = chart_named(report.html, "GPU energy");
+  const auto summary = nlohmann::json::parse(read_text(small + "/summary.json"));
+  const double busy = summary["energy_kwh"]["gpu_busy"].get<double>();
+  const double idle = summary["energy_kwh"]["gpu_idle"].get<double>();
+  CHECK_THAT(energy,
+             Catch::Contains(fmt::format("busy GPUs: {} kWh</title>", report::format_value(busy))));
+  CHECK_THAT(energy,
+             Catch::Contains(fmt::format(">{} kWh</text>", report::format_value(busy + idle))));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("report numbers and axes: one format, a unit on every axis", "[workflows][report]") {
+  const std::string dir = fresh_temp_dir("report-units");
+  const std::string trace_path = write_small_trace(dir);
+  SweepRunOptions options;
+  options.out_dir = dir + "/sweep";
+  options.jobs = 2;
+  run_sweep(parse_sweep_spec(small_sweep_spec(trace_path), "spec.json"), options);
+  const Report report = build_report({options.out_dir});
+  const auto labels = matches(report.html, "class=\"axis-label\"[^>]*>([^<]*)</text>");
+  CHECK(labels.size() == report.charts * 1 + 11);  // 11 line charts have two axes
+  for (const auto& label : labels) {
+    INFO(label[0]);
+    CHECK_THAT(label[0], Catch::Matches(".+ \\(.+\\)"));
+  }
+  // Bar-end values: at most 3 significant digits, then a unit (or none for counts/ratios).
+  const auto values = matches(report.html, "<text class=\"value\"[^>]*>([^<]*)</text>");
+  CHECK(values.size() >= 20);
+  for (const auto& value : values) {
+    INFO(value[0]);
+    std::smatch m;
+    REQUIRE(std::regex_match(value[0], m, std::regex("(-?[0-9.]+)[kMG]?(%| [a-zA-Z-]+)?( ± .+)?")));
+    std::string digits = m[1].str();
+    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+    digits.erase(0, std::min(digits.find_first_not_of("0-"), digits.size()));
+    CHECK(digits.size() <= 3);
+  }
+  // Duration statistics of one quantity share a unit.
+  const std::string mean_wait = chart_named(report.html, "Mean wait");
+  const std::string p95_wait = chart_named(report.html, "95th percentile wait");
+  const auto unit_of = [](const std::string& svg) {
+    const auto m = matches(svg, "class=\"axis-label\"[^>]*>[^<(]*\\(([^)]*)\\)</text>");
+    return m.empty() ? std::string("?") : m.front()[0];
+  };
+  CHECK(unit_of(mean_wait) == unit_of(p95_wait));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, and says so",
+          "[workflows][report]") {
+  const std::string dir = fresh_temp_dir("report-one-load");
+  const std::string trace_path = write_small_trace(dir);
+  auto spec_json = small_sweep_spec(trace_path);
+  spec_json["load_scales"] = {1};
+  SweepRunOptions options;
+  options.out_dir = dir + "/sweep";
+  options.jobs = 2;
+  run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
+  const Report report = build_report({options.out_dir});
+  CHECK(report.charts == 15);  // the per-policy charts only
+  check_charts(report.html, 15);
+  CHECK(count_of(report.html, "Metrics against load") == 0);
+  CHECK(count_of(report.html, " vs load") == 0);
+  CHECK(count_of(report.html, "load scale (x the trace") == 0);
+  REQUIRE(report.notes.size() == 1);
+  CHECK(report.notes[0] ==
+        "the sweep has one load scale (1): no metric-vs-load charts; the bars show each metric at "
+        "that load");
+  CHECK_THAT(report.html, Catch::Contains("<p class=\"note\">the sweep has one load scale (1)"));
   fs::remove_all(dir);
 }

@@ -1,5 +1,6 @@
-// Opens a sweep report in headless Chromium: every chart must have rendered data (the page's
-// own check writes its counts on <body>), and a screenshot is saved for inspection.
+// Opens a sweep report in headless Chromium: every chart must have rendered data and no tick
+// labels may overlap (the page's own check writes its counts on <body>), and a screenshot is
+// saved for inspection.
 // Skips with a message when no Chromium is installed (scripts/install-deps installs it).
 #include <cstdlib>
 #include <filesystem>
@@ -92,6 +93,8 @@ TEST_CASE("the report renders every chart in headless Chromium", "[workflows][re
   CHECK(body_attribute(dom.out, "data-charts-total") == std::to_string(report.charts));
   CHECK(body_attribute(dom.out, "data-charts-rendered") == std::to_string(report.charts));
   CHECK(count_of(dom.out, "data-rendered=\"yes\"") == report.charts);
+  // No two tick labels of a chart overlap as laid out by the browser's fonts.
+  CHECK(body_attribute(dom.out, "data-tick-overlaps") == "0");
 
   const std::string bytes = read_text(png);
   REQUIRE(bytes.size() > 24);
