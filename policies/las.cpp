@@ -20,7 +20,8 @@
 // released, a job changed queue, a job started in a higher-numbered queue than it, a running
 // job became eligible for preemption, or a node changed state; until then only newly queued
 // jobs are tried.
-// Parameters: thresholds (GPU-seconds, comma-separated ascending; 3600), starvation (10).
+// Parameters: thresholds (GPU-seconds, ascending, separated by ',' or ';'; 3600), starvation
+// (10).
 // Data structures: waiting jobs in a std::set keyed (queue, submit, index); running jobs in a
 // std::set keyed (queue, index) so victims are a suffix; pending demotions and promotions in
 // std::sets keyed by time, so an instant touches only the jobs that change queue.
@@ -288,7 +289,7 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "Tiresias discretized 2D-LAS: queues by attained GPU-time, FIFO within a queue, preemption "
     "across queues, starvation guard",
     {{"thresholds", "3600",
-      "attained-service thresholds between queues, GPU-seconds, comma-separated ascending"},
+      "attained-service thresholds between queues, GPU-seconds, ascending, separated by , or ;"},
      {"starvation", "10",
       "promote a demoted job to queue 0 after waiting this many times its last run (0 = off)"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {

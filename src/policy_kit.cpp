@@ -310,11 +310,13 @@ std::vector<double> param_ascending_list(const PolicyParams& params, const std::
                                          const std::string& key, const std::string& fallback) {
   const auto it = params.values().find(key);
   const std::string text = it == params.values().end() ? fallback : it->second;
-  const char* expected = "a comma-separated list of ascending numbers > 0, e.g. 3600,36000";
+  // ';' separates too, so a list can be one value of a sweep's comma-separated --param grid.
+  const char* expected =
+      "a list of ascending numbers > 0 separated by ',' or ';', e.g. 3600,36000";
   std::vector<double> out;
   std::string_view rest(text);
   while (true) {
-    const auto comma = rest.find(',');
+    const auto comma = rest.find_first_of(",;");
     const auto value = parse_double(rest.substr(0, comma));
     if (!value || !(*value > 0) || (!out.empty() && !(*value > out.back())))
       param_error(policy, key, text, expected);

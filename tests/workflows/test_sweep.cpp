@@ -363,6 +363,16 @@ TEST_CASE("schedlab sweep runs from flags, prints progress lines and rejects bad
       run_command(base + " -p fifo --load 1,1.5 --seeds 1-2 --reproducible -o " + shell_quote(out));
   CHECK(again.exit_code == 0);
   CHECK_THAT(again.out, Catch::Contains("(0 run, 4 resumed, 0 failed)"));
+  // A list-valued parameter inside a --param grid: ';' inside a value, ',' between values.
+  const auto grid = run_command(base + " -p las --param 'las:thresholds=60;600,300' -q -o " +
+                                shell_quote(dir + "/las"));
+  INFO(grid.err);
+  REQUIRE(grid.exit_code == 0);
+  const auto las_rows = read_sweep_results(dir + "/las/results.jsonl");
+  REQUIRE(las_rows.size() == 2);
+  CHECK(las_rows[0]["variant"] == "las(thresholds=60;600)");
+  CHECK(las_rows[1]["variant"] == "las(thresholds=300)");
+  CHECK(las_rows[0]["summary"] != las_rows[1]["summary"]);
 
   // Bad input: exit 2, one line on stderr naming the field, nothing written.
   const std::string bad_out = dir + "/bad";
