@@ -598,8 +598,8 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
                  fmt::format("expected a path or an object, got {}", json_text(traces[i])));
     }
     if (trace.path.empty()) spec_error(source, field, "empty path");
-    if (!base_dir.empty() && fs::path(trace.path).is_relative())
-      trace.path = (fs::path(base_dir) / trace.path).lexically_normal().string();
+    // Normalized ("./a/../t.csv" is "t.csv"), so one trace has one name in cell keys.
+    trace.path = fs::path(resolve_spec_path(trace.path, base_dir)).lexically_normal().string();
     for (const auto& other : spec.traces)
       if (other.path == trace.path && other.format == trace.format)
         spec_error(source, field, fmt::format("trace '{}' appears twice", trace.path));

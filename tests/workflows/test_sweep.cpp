@@ -58,6 +58,9 @@ TEST_CASE("sweep cells cover the cross product in a fixed order", "[workflows][s
   CHECK(cell_dir_name(spec, cells[7]) == "cells/0007");
   CHECK(cell_key(def) ==
         "variant=fifo-a policy=fifo params= trace=t.csv cluster=4x8:V100 load_scale=2 seed=2");
+  // Trace paths are normalized: one trace, one name in cell keys.
+  Json dotted = small_sweep_spec("./x/../t.csv");
+  CHECK(parse_sweep_spec(dotted, "spec.json").traces.front().path == "t.csv");
   // Defaults: one load scale (1) and one seed (1).
   Json minimal = {{"policies", {"fifo"}}, {"traces", {"t.csv"}}, {"clusters", {"1x8"}}};
   const SweepSpec defaults = parse_sweep_spec(minimal, "m.json", "exp");
