@@ -115,8 +115,7 @@ void parse_failures_option(const std::string& text, RunOptions& options) {
     if (eq == std::string_view::npos) throw fail(fmt::format("item '{}' is not key=value", item));
     const std::string_view key = trim(item.substr(0, eq));
     const std::string_view value = trim(item.substr(eq + 1));
-    if (!seen.insert(std::string(key)).second)
-      throw fail(fmt::format("key '{}' given twice", key));
+    if (!seen.insert(std::string(key)).second) throw fail(fmt::format("key '{}' given twice", key));
     if (key == "rate") {
       const auto rate = parse_double(value);
       if (!rate || *rate <= 0 || *rate > 1e6)

@@ -311,8 +311,7 @@ std::vector<double> param_ascending_list(const PolicyParams& params, const std::
   const auto it = params.values().find(key);
   const std::string text = it == params.values().end() ? fallback : it->second;
   // ';' separates too, so a list can be one value of a sweep's comma-separated --param grid.
-  const char* expected =
-      "a list of ascending numbers > 0 separated by ',' or ';', e.g. 3600,36000";
+  const char* expected = "a list of ascending numbers > 0 separated by ',' or ';', e.g. 3600,36000";
   std::vector<double> out;
   std::string_view rest(text);
   while (true) {

@@ -303,8 +303,7 @@ std::string setup_text(const Json& summary) {
   std::vector<std::string> parts;
   if (summary.contains("policy") && summary["policy"].is_string())
     parts.push_back(summary["policy"].get<std::string>());
-  if (const std::string trace = summary_trace_path(summary); !trace.empty())
-    parts.push_back(trace);
+  if (const std::string trace = summary_trace_path(summary); !trace.empty()) parts.push_back(trace);
   if (const auto gpus = numeric_at(summary, "cluster.gpus"))
     parts.push_back(fmt::format("{} GPUs", *gpus));
   std::string out;
@@ -332,8 +331,8 @@ void note_setup_differences(const Json& base, const Json& cur, const std::string
 
 }  // namespace
 
-void require_tolerance_metrics(const std::vector<Tolerance>& tolerances,
-                               const CheckInput& baseline, const CheckInput* current) {
+void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const CheckInput& baseline,
+                               const CheckInput* current) {
   for (const auto& t : tolerances) {
     if (t.pattern == "*") continue;
     bool found = false;

@@ -177,7 +177,9 @@ ClusterFileParts split_cluster_file(const std::string& text) {
 
 }  // namespace
 
-std::string cluster_spec_file(const std::string& text) { return split_cluster_file(text).file; }
+std::string cluster_spec_file(const std::string& text) {
+  return split_cluster_file(text).file;
+}
 
 std::string rewrite_cluster_spec_file(
     const std::string& text, const std::function<std::string(const std::string&)>& rewrite) {
@@ -291,8 +293,8 @@ void parse_options(const Json& options, const std::string& source, const std::st
   string_option("carbon", carbon);
   if (!carbon.empty())
     guarded("carbon", [&] {
-      run.carbon =
-          std::make_shared<const CarbonSeries>(load_carbon_series(resolve_spec_path(carbon, base_dir)));
+      run.carbon = std::make_shared<const CarbonSeries>(
+          load_carbon_series(resolve_spec_path(carbon, base_dir)));
     });
 }
 
@@ -924,14 +926,15 @@ std::vector<Json> read_sweep_results(const std::string& path) {
     if (row["status"] == "ok" && (!row.contains("summary") || !row["summary"].is_object()))
       throw ConfigError(fmt::format("{}:{}: ok results row without a summary object", path, line));
     if (!row["seed"].is_number_unsigned())
-      throw ConfigError(fmt::format("{}:{}: \"seed\": expected an integer >= 0, got {}", path,
-                                    line, row["seed"].dump()));
+      throw ConfigError(fmt::format("{}:{}: \"seed\": expected an integer >= 0, got {}", path, line,
+                                    row["seed"].dump()));
     if (const double load = row["load_scale"].get<double>(); !(load >= 0.001 && load <= 1000))
-      throw ConfigError(fmt::format("{}:{}: \"load_scale\": expected a number in 0.001..1000, got {}",
-                                    path, line, row["load_scale"].dump()));
+      throw ConfigError(
+          fmt::format("{}:{}: \"load_scale\": expected a number in 0.001..1000, got {}", path, line,
+                      row["load_scale"].dump()));
     if (row.contains("cell") && !row["cell"].is_number_unsigned())
-      throw ConfigError(fmt::format("{}:{}: \"cell\": expected an integer >= 0, got {}", path,
-                                    line, row["cell"].dump()));
+      throw ConfigError(fmt::format("{}:{}: \"cell\": expected an integer >= 0, got {}", path, line,
+                                    row["cell"].dump()));
     if (row.contains("dir") && !row["dir"].is_string())
       throw ConfigError(fmt::format("{}:{}: \"dir\": expected a cell directory (a string), got {}",
                                     path, line, row["dir"].dump()));

@@ -89,8 +89,8 @@ struct CheckReport {
 
 // Throws ConfigError "--tolerance P=X: no metric 'P' in BASELINE" for a pattern (other than "*")
 // that prefixes no metric of `baseline` nor of `current` (may be null: baseline only).
-void require_tolerance_metrics(const std::vector<Tolerance>& tolerances,
-                               const CheckInput& baseline, const CheckInput* current);
+void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const CheckInput& baseline,
+                               const CheckInput* current);
 
 // Throws ConfigError if the two inputs are of different kinds or a tolerance pattern matches no
 // metric of either input.

@@ -57,8 +57,8 @@ struct SweepSpec {
 // itself when it names a cluster JSON file (ends in ".json" or holds a '/'); "" for the compact
 // form. `rewrite` maps that file path; the rest of the text is kept.
 std::string cluster_spec_file(const std::string& text);
-std::string rewrite_cluster_spec_file(const std::string& text,
-                                      const std::function<std::string(const std::string&)>& rewrite);
+std::string rewrite_cluster_spec_file(
+    const std::string& text, const std::function<std::string(const std::string&)>& rewrite);
 
 // Parses a sweep spec (format in docs/workflows.md). Relative paths of traces, cluster files and
 // option files (failure_trace, carbon) are resolved against `base_dir` (the spec file's

@@ -19,8 +19,8 @@ std::string format_native_trace(const Trace& trace);
 struct SwfWriteReport {
   std::uint64_t times_rounded = 0;      // submit/run/requested times not whole seconds
   std::uint64_t runs_raised_to_1s = 0;  // run times under 0.5 s written as 1 s
-  bool jobs_renumbered = false;  // ids not all canonical integers >= 0 ("7", not "007"):
-                                 // numbered 1..N in trace order
+  bool jobs_renumbered = false;         // ids not all canonical integers >= 0 ("7", not "007"):
+                                        // numbered 1..N in trace order
   std::uint64_t users_mapped = 0;       // user names that are not integers, numbered 1..N
   std::uint64_t groups_mapped = 0;      // tenants that are not integers, numbered 1..N
   std::uint64_t statuses_unmapped = 0;  // jobs whose status has no SWF code, or is a

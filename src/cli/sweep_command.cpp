@@ -161,8 +161,7 @@ Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
   if (cmd.count("--interval")) options["interval_s"] = a.interval_s;
   if (cmd.count("--speed-model")) options["speed_model"] = a.speed_model;
   if (cmd.count("--failures")) options["failures"] = a.failures;
-  if (cmd.count("--failure-trace"))
-    options["failure_trace"] = flag_path(a.failure_trace, base_dir);
+  if (cmd.count("--failure-trace")) options["failure_trace"] = flag_path(a.failure_trace, base_dir);
   if (a.node_power) options["node_power"] = true;
   if (cmd.count("--pue")) options["pue"] = a.pue;
   if (cmd.count("--power-off-idle")) options["power_off_idle_s"] = a.power_off_idle_s;

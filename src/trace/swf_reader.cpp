@@ -60,8 +60,7 @@ class SwfRow {
     // Some archive logs write integers as "12.00".
     // Range first: converting a double outside int64's range is undefined behaviour.
     const auto d = parse_double(fields_[f]);
-    if (!d || !(std::fabs(*d) < 9.2e18) ||
-        *d != static_cast<double>(static_cast<std::int64_t>(*d)))
+    if (!d || !(std::fabs(*d) < 9.2e18) || *d != static_cast<double>(static_cast<std::int64_t>(*d)))
       fail(f, "an integer");
     return static_cast<std::int64_t>(*d);
   }

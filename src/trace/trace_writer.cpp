@@ -57,8 +57,8 @@ std::string format_native_trace(const Trace& trace) {
                  walltime ? ",walltime" : "", priority ? ",priority" : "", user ? ",user" : "",
                  tenant ? ",tenant" : "", gpu_type ? ",gpu_type" : "",
                  preemptible ? ",preemptible" : "", checkpoint ? ",checkpoint_interval" : "",
-                 restart ? ",restart_overhead" : "", status ? ",status" : "",
-                 comm ? ",comm" : "", speeds ? ",speeds" : "");
+                 restart ? ",restart_overhead" : "", status ? ",status" : "", comm ? ",comm" : "",
+                 speeds ? ",speeds" : "");
   auto text = [&](StringId id) {
     out.push_back(',');
     const std::string& s = trace.strings.str(id);
@@ -94,7 +94,8 @@ std::string format_native_trace(const Trace& trace) {
       // "TYPE=SPEED;..." with speeds in their shortest exact form, as the reader parses them.
       std::string profile;
       for (const auto& [type, speed] : trace.speed_profiles[job.speed_profile])
-        profile += fmt::format("{}{}={}", profile.empty() ? "" : ";", trace.strings.str(type), speed);
+        profile +=
+            fmt::format("{}{}={}", profile.empty() ? "" : ";", trace.strings.str(type), speed);
       const std::string field = csv_field(profile);
       out.push_back(',');
       out.append(field.data(), field.data() + field.size());

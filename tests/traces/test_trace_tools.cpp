@@ -242,7 +242,7 @@ TEST_CASE("SWF writer: only canonical integer ids and names are kept as numbers"
   SwfWriteReport report;
   const std::string text = format_swf_trace(padded, &report);
   CHECK(report.jobs_renumbered);
-  CHECK(report.users_mapped == 2);  // "7" and "07" stay two users
+  CHECK(report.users_mapped == 2);       // "7" and "07" stay two users
   CHECK(report.statuses_unmapped == 2);  // 2 and 3 are partial-execution codes
   CHECK(text.find("; Note: group 2 = line\\nbreak\\\\\n") != std::string::npos);
   // Every header line is a comment: the newline in the group name did not end its note.
