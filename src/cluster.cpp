@@ -106,6 +106,24 @@ Cluster::Cluster(const ClusterSpec& spec)
     max_node_gpus_ = std::max(max_node_gpus_, g.gpus_per_node);
     groups_.push_back(std::move(group));
   }
+  rack_nodes_.assign(rack_names_.size(), {});
+  rack_free_hist_.assign(rack_names_.size() * (gpu_types_.size() + 1) * (kMaxGpusPerNode + 1),
+                         0);
+  for (NodeIndex i = 0; i < nodes_.size(); ++i) {
+    rack_nodes_[nodes_[i].rack].push_back(i);
+    ++rack_free_hist_[hist_slot(i, nodes_[i].type, nodes_[i].gpus)];
+    ++rack_free_hist_[hist_slot(i, gpu_types_.size(), nodes_[i].gpus)];
+  }
+  std::map<std::string, std::uint32_t> pod_ids;
+  for (const auto& pod : pod_of_rack_) {
+    if (pod.empty()) {
+      rack_pod_index_.push_back(kNoPod);
+      continue;
+    }
+    const auto [it, inserted] = pod_ids.try_emplace(pod, pod_count_);
+    if (inserted) ++pod_count_;
+    rack_pod_index_.push_back(it->second);
+  }
   total_gpus_ = static_cast<std::int64_t>(next_gpu);
   free_gpus_ = total_gpus_;
   free_by_type_ = total_by_type_;
@@ -225,6 +243,7 @@ void Cluster::move_in_index(NodeIndex node, int old_free, int new_free) {
   const std::uint32_t local = node - group.first_node;
   group.nodes_by_free[static_cast<std::size_t>(old_free)].erase(local);
   group.nodes_by_free[static_cast<std::size_t>(new_free)].insert(local);
+  move_in_rack_histograms(node, old_free, new_free);
 }
 
 bool Cluster::can_allocate(const Placement& placement) const {

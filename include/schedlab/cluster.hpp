@@ -122,6 +122,20 @@ class Cluster {
   std::size_t node_count() const { return nodes_.size(); }
   std::size_t rack_count() const { return rack_names_.size(); }
   const std::string& rack_name(std::uint32_t rack) const { return rack_names_[rack]; }
+  // Pods numbered 0..pod_count()-1 in first-seen order; kNoPod for a rack under the spine.
+  static constexpr std::uint32_t kNoPod = 0xFFFFFFFFu;
+  std::uint32_t pod_count() const { return pod_count_; }
+  std::uint32_t pod_of_rack(std::uint32_t rack) const { return rack_pod_index_[rack]; }
+  // Nodes of a rack, ascending.
+  const std::vector<NodeIndex>& rack_nodes(std::uint32_t rack) const { return rack_nodes_[rack]; }
+  // Nodes of `rack` whose GPUs are of `type` (kAnyGpuType: of any type) by free count: [f] for
+  // f = 0..kMaxGpusPerNode; nodes not on count as 0 free. Kept as GPUs are allocated and
+  // released, so rack-level placement queries need not scan nodes.
+  const std::uint32_t* rack_free_histogram(std::uint32_t rack, GpuTypeIndex type) const {
+    const std::size_t slot = type == kAnyGpuType ? gpu_types_.size() : type;
+    return &rack_free_hist_[(static_cast<std::size_t>(rack) * (gpu_types_.size() + 1) + slot) *
+                            (kMaxGpusPerNode + 1)];
+  }
   const std::string& source() const { return source_; }
 
   std::int64_t total_gpus() const { return total_gpus_; }
@@ -199,6 +213,19 @@ class Cluster {
 
  private:
   void move_in_index(NodeIndex node, int old_free, int new_free);
+  // Index in rack_free_hist_ of (node's rack, `type_slot`, free): type_slot is the node's type,
+  // or gpu_types_.size() for the any-type histogram.
+  std::size_t hist_slot(NodeIndex node, std::size_t type_slot, int free) const {
+    return (static_cast<std::size_t>(nodes_[node].rack) * (gpu_types_.size() + 1) + type_slot) *
+               (kMaxGpusPerNode + 1) +
+           static_cast<std::size_t>(free);
+  }
+  void move_in_rack_histograms(NodeIndex node, int old_free, int new_free) {
+    for (const std::size_t slot : {static_cast<std::size_t>(nodes_[node].type), gpu_types_.size()}) {
+      --rack_free_hist_[hist_slot(node, slot, old_free)];
+      ++rack_free_hist_[hist_slot(node, slot, new_free)];
+    }
+  }
   void apply_node_state(NodeIndex node, NodeState state);
 
   std::string source_;
@@ -218,6 +245,10 @@ class Cluster {
   std::uint32_t nodes_in_state_[kNodeStateCount] = {};
   std::vector<NodeIndex> node_state_log_;  // node of each state change, in order
   std::vector<std::string> pod_of_rack_;   // "" = directly under the spine
+  std::vector<std::uint32_t> rack_pod_index_;  // pod number of each rack, or kNoPod
+  std::vector<std::vector<NodeIndex>> rack_nodes_;
+  std::vector<std::uint32_t> rack_free_hist_;  // see rack_free_histogram
+  std::uint32_t pod_count_ = 0;
   TopologySpec topology_spec_;
   CommFactors comm_factors_;
   double pue_ = 1.0;

@@ -12,14 +12,18 @@
 //   GPUs can hold it. If a single rack can hold it on k nodes, it goes into one such rack: the
 //   one leaving the fewest free GPUs on its last node, then the rack with fewer free GPUs, then
 //   the lowest rack index. Otherwise racks are added in order of what their k largest nodes
-//   hold (most first; ties: lowest index) until together they can hold it on k nodes. In the
-//   chosen racks it takes every free GPU of the k-1 nodes with the most free GPUs (ties: lowest
-//   index) and the rest on the best-fit node among the others.
+//   hold (most first; ties: lowest index) until together they can hold it on k nodes; when the
+//   cluster has pods and the racks of one pod, taken the same way, can hold it on no more racks,
+//   that pod's racks are used instead (the pod needing fewest racks; ties: lowest pod number).
+//   In the chosen racks it takes every free GPU of the k-1 nodes with the most free GPUs (ties:
+//   lowest index) and the rest on the best-fit node among the others.
 // Cost: single-node jobs as pack (O(log n) per group); whole-node jobs O(wholly free nodes
-// scanned + racks); other multi-node jobs O(F + racks) with F the nodes of the type that have
-// free GPUs (O(F log F) when no single rack holds the job). Reads only the cluster's free state and
-// racks.
+// scanned + racks); other multi-node jobs O(racks x L + N log N), L the free levels (GPUs per
+// node + 1), N the nodes of the chosen racks: racks are compared by the cluster's per-rack
+// free-count histograms, never node by node (x pods for the pod choice). Reads only the
+// cluster's free state, racks and pods.
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "schedlab/placement_strategy.hpp"
@@ -73,90 +77,141 @@ class TopologyPlacement final : public PlacementStrategy {
   }
 
  private:
+  // Free-count histogram: [f] = nodes with f free GPUs, f = 0..kMaxGpusPerNode.
+  using Histogram = std::array<std::uint32_t, kMaxGpusPerNode + 1>;
+
+  // GPUs the `count` largest nodes of `h` hold (fewer if it has fewer nodes with free GPUs).
+  static std::int64_t top_sum(const std::uint32_t* h, int max_free, std::size_t count) {
+    std::int64_t sum = 0;
+    for (int f = max_free; f >= 1 && count > 0; --f) {
+      const std::size_t n = std::min<std::size_t>(count, h[static_cast<std::size_t>(f)]);
+      sum += static_cast<std::int64_t>(n) * f;
+      count -= n;
+    }
+    return sum;
+  }
+
+  // GPUs left free on the last node when a rack's k-1 largest nodes are taken whole and the rest
+  // goes onto the best-fit node among its others. Requires its k largest nodes to hold the job.
+  static int histogram_leftover(const std::uint32_t* rack_hist, int max_free, std::size_t k,
+                                int gpus) {
+    Histogram h;
+    std::copy(rack_hist, rack_hist + max_free + 1, h.begin());
+    int remaining = gpus;
+    std::size_t whole = k - 1;
+    for (int f = max_free; f >= 1 && whole > 0; --f) {
+      const std::size_t n = std::min<std::size_t>(whole, h[static_cast<std::size_t>(f)]);
+      remaining -= static_cast<int>(n) * f;
+      h[static_cast<std::size_t>(f)] -= static_cast<std::uint32_t>(n);
+      whole -= n;
+    }
+    for (int f = std::max(remaining, 1); f <= max_free; ++f)
+      if (h[static_cast<std::size_t>(f)] > 0) return f - remaining;
+    return kMaxGpusPerNode;
+  }
+
+  // Candidates of the given racks' nodes that have free GPUs of `type`, in more_free_first order.
+  static std::vector<Candidate> rack_candidates(const Cluster& cluster, GpuTypeIndex type,
+                                                const std::vector<std::uint32_t>& racks) {
+    std::vector<Candidate> out;
+    for (const std::uint32_t rack : racks)
+      for (const NodeIndex node : cluster.rack_nodes(rack)) {
+        const Node& n = cluster.node(node);
+        if (Cluster::type_matches(type, n.type) && n.free_gpus() > 0)
+          out.push_back({node, n.free_gpus(), rack});
+      }
+    std::sort(out.begin(), out.end(), more_free_first);
+    return out;
+  }
+
+  // Multi-node jobs. Racks are compared through their free-count histograms (kept by the
+  // cluster), so the cost is O(racks x free levels) plus the chosen racks' nodes, whatever the
+  // number of nodes with free GPUs.
   static std::optional<Placement> place_multi_node(const Cluster& cluster, GpuTypeIndex type,
                                                    int gpus) {
     if (auto whole = place_whole_nodes(cluster, type, gpus)) return whole;
-    // Candidates in (most free, lowest index) order without sorting: free counts descending,
-    // then groups in node order, then nodes in index order.
-    std::vector<Candidate> candidates;
-    for (int k = cluster.max_node_gpus(type); k >= 1; --k) {
-      for (const auto& group : cluster.groups()) {
-        if (!Cluster::type_matches(type, group.type) || group.gpus_per_node < k) continue;
-        const IndexSet& bucket = group.nodes_by_free[static_cast<std::size_t>(k)];
-        for (std::uint32_t local = bucket.first(); local != IndexSet::npos;
-             local = bucket.next(local + 1)) {
-          const NodeIndex node = group.first_node + local;
-          candidates.push_back({node, k, cluster.node(node).rack});
-        }
+    const int max_free = cluster.max_node_gpus(type);
+    struct RackStats {
+      std::uint32_t rack = 0;
+      const std::uint32_t* hist = nullptr;  // the cluster's histogram of the rack for `type`
+      std::int64_t top_k = 0;               // GPUs its k largest nodes hold
+      std::int64_t total = 0;               // all its free GPUs of the type
+    };
+    std::vector<RackStats> racks;
+    Histogram all{};
+    for (std::uint32_t r = 0; r < cluster.rack_count(); ++r) {
+      const std::uint32_t* h = cluster.rack_free_histogram(r, type);
+      std::int64_t total = 0;
+      for (int f = 1; f <= max_free; ++f) {
+        total += static_cast<std::int64_t>(h[f]) * f;
+        all[static_cast<std::size_t>(f)] += h[f];
       }
+      if (total > 0) racks.push_back({r, h, 0, total});
     }
     // The fewest nodes that can hold the job: the ones with the most free GPUs.
     std::size_t k = 0;
     std::int64_t held = 0;
-    while (k < candidates.size() && held < gpus) held += candidates[k++].free;
-    if (held < gpus) return std::nullopt;
-
-    // Candidates by rack (a counting sort, stable), each rack's in (most free, lowest index) order.
-    std::vector<std::uint32_t> rack_begin(cluster.rack_count() + 1, 0);
-    for (const auto& c : candidates) ++rack_begin[c.rack + 1];
-    for (std::size_t r = 0; r < cluster.rack_count(); ++r) rack_begin[r + 1] += rack_begin[r];
-    std::vector<Candidate> by_rack(candidates.size());
-    {
-      std::vector<std::uint32_t> next(rack_begin.begin(), rack_begin.end() - 1);
-      for (const auto& c : candidates) by_rack[next[c.rack]++] = c;
-    }
-    struct RackRange {
-      std::uint32_t rack = 0;
-      std::size_t begin = 0;
-      std::size_t end = 0;
-      std::int64_t top_k = 0;  // GPUs its k largest nodes hold
-      std::int64_t total = 0;  // all its free GPUs of the type
-    };
-    std::vector<RackRange> racks;
-    for (std::size_t i = 0; i < by_rack.size();) {
-      RackRange r{by_rack[i].rack, i, i, 0, 0};
-      while (i < by_rack.size() && by_rack[i].rack == r.rack) {
-        if (i - r.begin < k) r.top_k += by_rack[i].free;
-        r.total += by_rack[i].free;
-        ++i;
+    for (int f = max_free; f >= 1 && held < gpus; --f)
+      for (std::uint32_t n = all[static_cast<std::size_t>(f)]; n > 0 && held < gpus; --n) {
+        held += f;
+        ++k;
       }
-      r.end = i;
-      racks.push_back(r);
-    }
+    if (held < gpus) return std::nullopt;
+    for (auto& r : racks) r.top_k = top_sum(r.hist, max_free, k);
 
     // One rack if possible: best fit.
-    const RackRange* best = nullptr;
+    const RackStats* best = nullptr;
     int best_leftover = 0;
     for (const auto& r : racks) {
       if (r.top_k < gpus) continue;
-      const int leftover =
-          last_node_leftover(by_rack.data() + r.begin, by_rack.data() + r.end, k, gpus);
+      const int leftover = histogram_leftover(r.hist, max_free, k, gpus);
       if (!best || leftover < best_leftover ||
           (leftover == best_leftover && r.total < best->total)) {
         best = &r;
         best_leftover = leftover;
       }
     }
-    std::vector<Candidate> chosen;
-    if (best) {
-      chosen.assign(by_rack.begin() + static_cast<std::ptrdiff_t>(best->begin),
-                    by_rack.begin() + static_cast<std::ptrdiff_t>(best->end));
-    } else {
-      std::vector<const RackRange*> order;
-      for (const auto& r : racks) order.push_back(&r);
-      std::sort(order.begin(), order.end(), [](const RackRange* a, const RackRange* b) {
-        return a->top_k != b->top_k ? a->top_k > b->top_k : a->rack < b->rack;
-      });
-      for (const RackRange* r : order) {
-        chosen.insert(chosen.end(), by_rack.begin() + static_cast<std::ptrdiff_t>(r->begin),
-                      by_rack.begin() + static_cast<std::ptrdiff_t>(r->end));
-        std::sort(chosen.begin(), chosen.end(), more_free_first);
-        std::int64_t top = 0;
-        for (std::size_t i = 0; i < k && i < chosen.size(); ++i) top += chosen[i].free;
-        if (top >= gpus) break;
+    if (best) return take(cluster, rack_candidates(cluster, type, {best->rack}), k, gpus);
+
+    std::vector<const RackStats*> order;
+    for (const auto& r : racks) order.push_back(&r);
+    std::sort(order.begin(), order.end(), [](const RackStats* a, const RackStats* b) {
+      return a->top_k != b->top_k ? a->top_k > b->top_k : a->rack < b->rack;
+    });
+    // Racks in `order` (those of `pod` only, unless kAnyPod) until their k largest nodes hold
+    // the job; the racks taken, empty if they never do.
+    constexpr std::uint32_t kAnyPod = Cluster::kNoPod - 1;
+    auto gather = [&](std::uint32_t pod) {
+      std::vector<std::uint32_t> taken;
+      Histogram merged{};
+      for (const RackStats* r : order) {
+        if (pod != kAnyPod && cluster.pod_of_rack(r->rack) != pod) continue;
+        taken.push_back(r->rack);
+        for (int f = 1; f <= max_free; ++f) merged[static_cast<std::size_t>(f)] += r->hist[f];
+        if (top_sum(merged.data(), max_free, k) >= gpus) return taken;
       }
+      return std::vector<std::uint32_t>{};
+    };
+    std::vector<std::uint32_t> chosen = gather(kAnyPod);
+    // Among equally many racks, one pod: the pod needing the fewest racks, if it needs no more
+    // than the racks taken across pods (ties: lowest pod number).
+    if (cluster.pod_count() > 1 && !chosen.empty()) {
+      std::vector<bool> pod_seen(cluster.pod_count(), false);
+      std::vector<std::uint32_t> best_pod_racks;
+      for (const RackStats* r : order) {
+        const std::uint32_t pod = cluster.pod_of_rack(r->rack);
+        if (pod == Cluster::kNoPod || pod_seen[pod]) continue;
+        pod_seen[pod] = true;
+        std::vector<std::uint32_t> taken = gather(pod);
+        if (taken.empty() || taken.size() > chosen.size()) continue;
+        if (best_pod_racks.empty() || taken.size() < best_pod_racks.size() ||
+            (taken.size() == best_pod_racks.size() &&
+             pod < cluster.pod_of_rack(best_pod_racks.front())))
+          best_pod_racks = std::move(taken);
+      }
+      if (!best_pod_racks.empty()) chosen = std::move(best_pod_racks);
     }
-    return take(cluster, chosen, k, gpus);
+    return take(cluster, rack_candidates(cluster, type, chosen), k, gpus);
   }
 
   // Whole-node fast path. When the job is a multiple of the largest node size s of its type, k =
@@ -197,19 +252,6 @@ class TopologyPlacement final : public PlacementStrategy {
       }
     }
     return std::nullopt;
-  }
-
-  // GPUs left free on the last node when taking the first k-1 of `[first, last)` whole and the
-  // remainder on the best-fit node among the rest. [first, last) is in more_free_first order and
-  // its k largest nodes hold the job.
-  static int last_node_leftover(const Candidate* first, const Candidate* last, std::size_t k,
-                                int gpus) {
-    int remaining = gpus;
-    for (std::size_t i = 0; i + 1 < k; ++i) remaining -= first[i].free;
-    int leftover = kMaxGpusPerNode;
-    for (const Candidate* c = first + (k - 1); c != last && c->free >= remaining; ++c)
-      leftover = c->free - remaining;  // descending frees: the last that fits fits best
-    return leftover;
   }
 
   static std::optional<Placement> take(const Cluster& cluster, const std::vector<Candidate>& chosen,

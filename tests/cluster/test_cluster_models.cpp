@@ -498,6 +498,33 @@ TEST_CASE("topology placement: fewest nodes, then fewest racks, then best fit",
   CHECK(*topology->place(cluster, kAnyGpuType, 12) == Placement{{0, 0xF}, {1, 0xF}, {2, 0xF}});
 }
 
+TEST_CASE("topology placement: among equally many racks, one pod", "[cluster-model][topology]") {
+  // Racks A and B in pod p1, C and D in pod p2, each of two 4-GPU nodes; by index A, C, B, D.
+  const std::string groups = R"(
+      {"count": 2, "gpus_per_node": 4, "rack": "A", "pod": "p1"},
+      {"count": 2, "gpus_per_node": 4, "rack": "C", "pod": "p2"},
+      {"count": 2, "gpus_per_node": 4, "rack": "B", "pod": "p1"},
+      {"count": 2, "gpus_per_node": 4, "rack": "D", "pod": "p2"})";
+  Cluster pods(parse_cluster_json_text(R"({"node_groups": [)" + groups + "]}", "pods.json"));
+  REQUIRE(pods.pod_count() == 2);
+  CHECK(pods.pod_of_rack(pods.node(4).rack) == 0);
+  const auto topology = make_placement("topology");
+  // 12 GPUs need three nodes and two racks: A and B (one pod), not A and C (two pods).
+  CHECK(*topology->place(pods, kAnyGpuType, 12) == Placement{{0, 0xF}, {1, 0xF}, {4, 0xF}});
+  // The same racks without pods: racks are added by index, A then C.
+  std::string flat = groups;
+  for (const char* pod : {R"(, "pod": "p1")", R"(, "pod": "p2")"})
+    for (auto at = flat.find(pod); at != std::string::npos; at = flat.find(pod))
+      flat.erase(at, std::string(pod).size());
+  Cluster no_pods(parse_cluster_json_text(R"({"node_groups": [)" + flat + "]}", "flat.json"));
+  CHECK(no_pods.pod_count() == 0);
+  CHECK(*topology->place(no_pods, kAnyGpuType, 12) == Placement{{0, 0xF}, {1, 0xF}, {2, 0xF}});
+  // With rack B's nodes busy, pod p1 cannot hold 12 GPUs; pod p2 (C + D) can, on as many
+  // racks as the cross-pod choice (A + C), so it is taken.
+  pods.allocate({{4, 0xF}, {5, 0xF}});
+  CHECK(*topology->place(pods, kAnyGpuType, 12) == Placement{{2, 0xF}, {3, 0xF}, {6, 0xF}});
+}
+
 TEST_CASE("topology placement: a job stays inside one NVLink domain when one has room",
           "[cluster-model][topology]") {
   Cluster cluster(parse_cluster_json_text(
