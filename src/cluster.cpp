@@ -107,8 +107,7 @@ Cluster::Cluster(const ClusterSpec& spec)
     groups_.push_back(std::move(group));
   }
   rack_nodes_.assign(rack_names_.size(), {});
-  rack_free_hist_.assign(rack_names_.size() * (gpu_types_.size() + 1) * (kMaxGpusPerNode + 1),
-                         0);
+  rack_free_hist_.assign(rack_names_.size() * (gpu_types_.size() + 1) * (kMaxGpusPerNode + 1), 0);
   for (NodeIndex i = 0; i < nodes_.size(); ++i) {
     rack_nodes_[nodes_[i].rack].push_back(i);
     ++rack_free_hist_[hist_slot(i, nodes_[i].type, nodes_[i].gpus)];

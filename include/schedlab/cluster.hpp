@@ -221,7 +221,8 @@ class Cluster {
            static_cast<std::size_t>(free);
   }
   void move_in_rack_histograms(NodeIndex node, int old_free, int new_free) {
-    for (const std::size_t slot : {static_cast<std::size_t>(nodes_[node].type), gpu_types_.size()}) {
+    for (const std::size_t slot :
+         {static_cast<std::size_t>(nodes_[node].type), gpu_types_.size()}) {
       --rack_free_hist_[hist_slot(node, slot, old_free)];
       ++rack_free_hist_[hist_slot(node, slot, new_free)];
     }
@@ -243,8 +244,8 @@ class Cluster {
   std::vector<std::int64_t> unavailable_by_type_;
   std::vector<NodeState> node_state_;
   std::uint32_t nodes_in_state_[kNodeStateCount] = {};
-  std::vector<NodeIndex> node_state_log_;  // node of each state change, in order
-  std::vector<std::string> pod_of_rack_;   // "" = directly under the spine
+  std::vector<NodeIndex> node_state_log_;      // node of each state change, in order
+  std::vector<std::string> pod_of_rack_;       // "" = directly under the spine
   std::vector<std::uint32_t> rack_pod_index_;  // pod number of each rack, or kNoPod
   std::vector<std::vector<NodeIndex>> rack_nodes_;
   std::vector<std::uint32_t> rack_free_hist_;  // see rack_free_histogram
