@@ -9,6 +9,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/summary_fields.hpp"
 #include "schedlab/trace_inventory.hpp"
 
 namespace schedlab {
@@ -195,6 +196,8 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
     doc = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: invalid JSON at byte {}: {}", source, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: invalid JSON: {}", source, json_error_text(e)));
   }
   if (!doc.is_object()) throw ConfigError(fmt::format("{}: $: expected an object", source));
   ClusterSpec spec;

@@ -167,6 +167,8 @@ CheckInput load_check_input(const std::string& path) {
     summary = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", file, e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON: {}", file, json_error_text(e)));
   }
   if (!summary.is_object())
     throw ConfigError(

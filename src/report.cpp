@@ -127,6 +127,8 @@ Json read_summary(const std::string& path) {
     summary = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", path, e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON: {}", path, json_error_text(e)));
   }
   if (!summary.is_object() || flatten_numeric(summary).empty())
     throw ConfigError(

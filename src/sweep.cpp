@@ -910,9 +910,11 @@ std::vector<Json> read_sweep_results(const std::string& path) {
     Json row;
     try {
       row = Json::parse(content);
-    } catch (const std::exception&) {
+    } catch (const nlohmann::json::parse_error&) {
       throw ConfigError(
           fmt::format("{}:{}: not a JSON object (expected one results row per line)", path, line));
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigError(fmt::format("{}:{}: not valid JSON: {}", path, line, json_error_text(e)));
     }
     for (const char* key : {"policy", "variant", "trace", "cluster"})
       if (!row.is_object() || !row.contains(key) || !row[key].is_string())

@@ -76,8 +76,8 @@ Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
     const std::string text = read_file_bytes(a.spec_file);
     try {
       spec = Json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw ConfigError(fmt::format("{}: not valid JSON: {}", a.spec_file, e.what()));
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigError(fmt::format("{}: not valid JSON: {}", a.spec_file, json_error_text(e)));
     }
     if (!spec.is_object())
       throw ConfigError(fmt::format("{}: expected a JSON object", a.spec_file));

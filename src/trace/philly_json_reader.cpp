@@ -13,6 +13,7 @@
 #include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
 namespace {
@@ -231,6 +232,8 @@ RawTrace read_philly_json(const std::string& path, std::string_view text) {
     } catch (const json::parse_error& e) {
       throw TraceError(path, line_at(element, line, e.byte == 0 ? 0 : e.byte - 1),
                        fmt::format("invalid JSON: {}", parse_error_text(e)));
+    } catch (const json::exception& e) {
+      throw TraceError(path, line, fmt::format("invalid JSON: {}", json_error_text(e)));
     }
     if (!job.is_object())
       throw TraceError(path, line,

@@ -150,6 +150,8 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
         "$.gpu_types[0].speeed: unknown key (known: name, idle_watts, busy_watts, speed, "
         "node_base_watts, node_off_watts)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
+  CHECK(error_of_json(R"({"node_groups": [{"count": 1e999, "gpus_per_node": 8}]})") ==
+        "invalid JSON: number overflow parsing '1e999'");
   CHECK(error_of_json("{\"node_groups\": [").rfind("invalid JSON at byte", 0) == 0);
   CHECK_THROWS_WITH(parse_cluster_spec("/nonexistent/c.json"),
                     "/nonexistent/c.json: cannot read cluster file");

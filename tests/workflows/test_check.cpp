@@ -168,6 +168,7 @@ TEST_CASE("schedlab check exits 0, 1 or 2 and names the bad file", "[workflows][
   worse["wait_s"]["p95"] = 500.0;
   write(dir + "/worse.json", worse.dump(2));
   write(dir + "/broken.json", "{\"policy\": ");
+  write(dir + "/huge.json", "{\"policy\": \"fifo\", \"utilization\": 1e999}");
   write(dir + "/array.json", "[1, 2]");
   const std::string check =
       schedlab_binary() + " check --baseline " + shell_quote(dir + "/base.json");
@@ -185,6 +186,7 @@ TEST_CASE("schedlab check exits 0, 1 or 2 and names the bad file", "[workflows][
   CHECK(count_of(same.out, "unchanged") == 17);  // a summary lists all 16 rows, + the closing line
   for (const auto& [file, message] : std::vector<std::pair<std::string, std::string>>{
            {"/broken.json", ": not valid JSON (error at byte 12)"},
+           {"/huge.json", ": not valid JSON: number overflow parsing '1e999'"},
            {"/array.json", ": expected a summary JSON object, got array"},
            {"/missing.json", ": no such file or directory"}}) {
     const auto bad = run_command(check + " --current " + shell_quote(dir + file));
