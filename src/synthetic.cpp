@@ -102,18 +102,24 @@ class BurstyArrivals {
 // Latest submit time and longest duration a synthetic trace may hold (about 31,700 years):
 // far inside the millisecond clock's range, so sums of times cannot overflow.
 constexpr double kMaxSyntheticTimeS = 1e12;
+// Most jobs a synthetic trace may have (about 100 bytes of memory each while it is written).
+constexpr std::uint64_t kMaxSyntheticJobs = 50'000'000;
 
 void check_synthetic_spec(const SyntheticTraceSpec& spec) {
   auto fail = [](const std::string& what) { throw ConfigError("synthetic trace: " + what); };
+  if (spec.jobs > kMaxSyntheticJobs)
+    fail(fmt::format("{} jobs is above the limit of {}", spec.jobs, kMaxSyntheticJobs));
+  if (spec.load_gpus < 0) fail(fmt::format("load GPUs {} is not >= 0", spec.load_gpus));
   if (spec.gang_mix.empty()) fail("the gang-size mix is empty");
   double gang_total = 0;
   for (const auto& [gpus, weight] : spec.gang_mix) {
     if (gpus < 1) fail(fmt::format("gang size {} is not >= 1", gpus));
-    if (!(weight >= 0))
+    if (!(weight >= 0) || !std::isfinite(weight))
       fail(fmt::format("gang size {} has weight {} (expected >= 0)", gpus, weight));
     gang_total += weight;
   }
-  if (!(gang_total > 0)) fail("the gang-size weights sum to 0");
+  if (!(gang_total > 0) || !std::isfinite(gang_total))
+    fail(fmt::format("the gang-size weights sum to {} (expected a finite sum > 0)", gang_total));
   if (!(spec.duration_min_s > 0) || !(spec.duration_max_s >= spec.duration_min_s) ||
       !(spec.duration_max_s <= kMaxSyntheticTimeS))
     fail(fmt::format("duration clamps [{}, {}] s must satisfy 0 < min <= max <= {:g}",
@@ -147,7 +153,8 @@ void check_synthetic_spec(const SyntheticTraceSpec& spec) {
       fail(fmt::format("priority {} has weight {} (expected >= 0)", priority, weight));
     priority_total += weight;
   }
-  if (!spec.priority_mix.empty() && !(priority_total > 0)) fail("the priority weights sum to 0");
+  if (!spec.priority_mix.empty() && (!(priority_total > 0) || !std::isfinite(priority_total)))
+    fail(fmt::format("the priority weights sum to {} (expected a finite sum > 0)", priority_total));
   if (!(spec.user_skew >= 0) || !(spec.tenant_skew >= 0)) fail("Zipf skews must be >= 0");
 }
 
@@ -177,8 +184,17 @@ Trace generate_synthetic_trace(const SyntheticTraceSpec& spec) {
   const std::vector<double> user_cumulative = zipf_cumulative(spec.users, spec.user_skew);
   const std::vector<double> tenant_cumulative = zipf_cumulative(spec.tenants, spec.tenant_skew);
   std::optional<BurstyArrivals> bursty;
-  if (spec.arrival == SyntheticTraceSpec::Arrival::kBursty)
+  if (spec.arrival == SyntheticTraceSpec::Arrival::kBursty) {
+    // Each burst cycle costs a step: with cycles far shorter than the gaps between arrivals the
+    // generator would step billions of times (and bursts that short are not bursts).
+    const double cycle_s = spec.burst_mean_s / spec.burst_fraction;
+    if (!(cycle_s * 10'000.0 >= mean_interarrival_s))
+      throw ConfigError(fmt::format(
+          "synthetic trace: bursts of {} s (a cycle of {} s with fraction {}) are too short for "
+          "one arrival every {} s on average: a cycle must be at least 1/10000 of that",
+          spec.burst_mean_s, cycle_s, spec.burst_fraction, mean_interarrival_s));
     bursty.emplace(spec, mean_interarrival_s, rng);
+  }
   double clock_s = 0;
   for (std::uint64_t i = 0; i < spec.jobs; ++i) {
     JobSpec job;

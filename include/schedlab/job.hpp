@@ -13,6 +13,10 @@
 namespace schedlab {
 
 inline constexpr TimeMs kUnsetMs = -1;
+// Ranges of trace values every reader and writer keeps to.
+inline constexpr std::int64_t kMaxTraceGpus = 1'000'000'000;
+inline constexpr std::int64_t kMinTracePriority = INT64_MIN / 2;
+inline constexpr std::int64_t kMaxTracePriority = INT64_MAX / 2;
 
 // How strongly a job's progress suffers when its GPUs are spread over slower links (trace column
 // `comm`; docs/cluster.md). Used only with a speed model that includes communication.

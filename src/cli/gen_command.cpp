@@ -27,7 +27,8 @@ struct GenArgs {
 
 // "1:0.55,2:0.1" -> {(1, 0.55), (2, 0.1)}.
 template <typename T>
-std::vector<std::pair<T, double>> parse_mix(const std::string& text, const char* flag, T lo) {
+std::vector<std::pair<T, double>> parse_mix(const std::string& text, const char* flag,
+                                            std::int64_t lo, std::int64_t hi) {
   std::vector<std::pair<T, double>> mix;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -39,11 +40,11 @@ std::vector<std::pair<T, double>> parse_mix(const std::string& text, const char*
     const auto key = colon == std::string::npos ? std::nullopt : parse_int(item.substr(0, colon));
     const auto weight =
         colon == std::string::npos ? std::nullopt : parse_double(item.substr(colon + 1));
-    if (!key || !weight || *key < lo || *weight < 0)
+    if (!key || !weight || *key < lo || *key > hi || !(*weight >= 0) || !std::isfinite(*weight))
       throw ConfigError(
-          fmt::format("{} '{}': item '{}': expected VALUE:WEIGHT with VALUE >= {} and "
+          fmt::format("{} '{}': item '{}': expected VALUE:WEIGHT with VALUE in {}..{} and "
                       "WEIGHT >= 0, e.g. 1:0.6,8:0.4",
-                      flag, text, item, lo));
+                      flag, text, item, lo, hi));
     mix.emplace_back(static_cast<T>(*key), *weight);
   }
   return mix;
@@ -74,7 +75,9 @@ Action add_gen_command(CLI::App& app) {
                   "output file (written atomically; .gz compresses); default stdout");
   auto* jobs =
       cmd->add_option("-n,--jobs", s.jobs, "number of jobs (with --like: as many as the trace)")
-          ->capture_default_str();
+          ->capture_default_str()
+          // Checked on the text, so "-1" is refused rather than wrapped to 2^64 - 1.
+          ->check(CLI::Range(std::int64_t{1}, std::int64_t{50'000'000}));
   cmd->add_option("--seed", s.seed, "random seed")->capture_default_str();
   cmd->add_option("--arrival", args->arrival, "poisson | bursty")->capture_default_str();
   auto* interarrival = cmd->add_option("--mean-interarrival", s.mean_interarrival_s,
@@ -137,10 +140,11 @@ Action add_gen_command(CLI::App& app) {
       throw ConfigError("--duration empirical: needs --like TRACE to draw durations from");
     if (!args->filters.empty() && args->like.empty())
       throw ConfigError("--filter: applies to the --like trace; give --like TRACE");
-    if (!args->gang_mix.empty()) spec.gang_mix = parse_mix<int>(args->gang_mix, "--gang-mix", 1);
+    if (!args->gang_mix.empty()) spec.gang_mix = parse_mix<int>(args->gang_mix, "--gang-mix", 1, kMaxTraceGpus);
     if (!args->priority_mix.empty())
       spec.priority_mix =
-          parse_mix<std::int64_t>(args->priority_mix, "--priority-mix", INT64_MIN / 2);
+          parse_mix<std::int64_t>(args->priority_mix, "--priority-mix", kMinTracePriority,
+                                  kMaxTracePriority);
     if (!args->like.empty()) {
       const Trace like = load_trace(args->like, args->like_format, args->filters);
       SyntheticTraceSpec fitted = spec;

@@ -76,12 +76,13 @@ class NativeReader {
       if (job.id.empty()) throw bad(line, kId, job.id, "a non-empty string");
       job.submit_ms = seconds(fields, kSubmit, line, /*allow_zero=*/true);
       job.gpus = static_cast<std::int32_t>(
-          integer(fields, kGpus, line, 1, 1'000'000'000, "an integer >= 1"));
+          integer(fields, kGpus, line, 1, kMaxTraceGpus, "an integer in 1..1000000000"));
       job.duration_ms = seconds(fields, kDuration, line, /*allow_zero=*/false);
       if (has(kWalltime) && !trim(field(fields, kWalltime)).empty())
         job.walltime_ms = seconds(fields, kWalltime, line, /*allow_zero=*/false);
       if (has(kPriority) && !trim(field(fields, kPriority)).empty())
-        job.priority = integer(fields, kPriority, line, INT64_MIN / 2, INT64_MAX / 2, "an integer");
+        job.priority = integer(fields, kPriority, line, kMinTracePriority, kMaxTracePriority,
+                               "an integer in -4611686018427387904..4611686018427387903");
       if (has(kUser)) job.user = trace.strings.intern(trim(field(fields, kUser)));
       if (has(kTenant)) job.tenant = trace.strings.intern(trim(field(fields, kTenant)));
       if (has(kGpuType)) job.gpu_type = trace.strings.intern(trim(field(fields, kGpuType)));

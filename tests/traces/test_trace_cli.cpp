@@ -100,6 +100,18 @@ TEST_CASE("gen is seeded; --like fits a real trace", "[traces][cli]") {
   const Trace a = read_trace(dir + "/a.csv");
   CHECK(a.jobs.size() == 300);
   CHECK(stdout_run.out.starts_with("id,submit_time,gpus,duration,priority,user\n"));
+  // Out-of-range values are refused before anything is generated: exit 2, nothing written.
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--jobs -1", "schedlab: --jobs: Value -1 not in range 1 to 50000000\n"},
+           {"--gang-mix 99999999999:1",
+            "--gang-mix '99999999999:1': item '99999999999:1': expected VALUE:WEIGHT with VALUE "
+            "in 1..1000000000 and WEIGHT >= 0, e.g. 1:0.6,8:0.4\n"}}) {
+    const CommandResult refused = run_command(kBin + " gen " + flags + " -o " + dir + "/no.csv");
+    INFO(flags);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err == message);
+    CHECK_FALSE(std::filesystem::exists(dir + "/no.csv"));
+  }
 
   const CommandResult like = run_command(kBin + " gen --like " + kTraces +
                                          "itp-cluster10.csv --seed 2 -o " + dir + "/like.csv");

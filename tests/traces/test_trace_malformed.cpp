@@ -180,7 +180,7 @@ TEST_CASE("philly-json: malformed jobs", "[traces]") {
 
 TEST_CASE("native: malformed rows keep their messages", "[traces]") {
   CHECK(error_of("native", "n.csv", "id,submit_time,gpus,duration\na,0,0,10\n") ==
-        "n.csv:2: column 'gpus': expected an integer >= 1, got '0'");
+        "n.csv:2: column 'gpus': expected an integer in 1..1000000000, got '0'");
   CHECK(error_of("native", "n.csv", "id,submit_time,gpus,duration\na,0,1,10\na,1,1,10\n") ==
         "n.csv:3: column 'id': duplicate id 'a' (first at line 2)");
 }

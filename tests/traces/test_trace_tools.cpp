@@ -331,6 +331,26 @@ TEST_CASE("synthetic: times beyond the clock's range are refused, not overflowed
   CHECK_THROWS_WITH(generate_synthetic_trace(spec),
                     "synthetic trace: duration clamps [1, 1e+300] s must satisfy 0 < min <= max "
                     "<= 1e+12");
+  spec.duration_max_s = 86400;
+  // Bursts far shorter than the gaps between arrivals would take billions of steps.
+  spec.arrival = SyntheticTraceSpec::Arrival::kBursty;
+  spec.burst_mean_s = 1e-9;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    Catch::Matchers::StartsWith("synthetic trace: bursts of 1e-09 s") &&
+                        Catch::Matchers::Contains("a cycle must be at least 1/10000 of that"));
+  spec.burst_mean_s = 600;
+  CHECK(generate_synthetic_trace(spec).jobs.size() == 100);
+  // Weights that overflow their sum, negative load GPUs, too many jobs.
+  spec.gang_mix = {{1, 1e308}, {2, 1e308}};
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    "synthetic trace: the gang-size weights sum to inf (expected a finite sum > 0)");
+  spec.gang_mix = {{1, 1}};
+  spec.load_gpus = -5;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec), "synthetic trace: load GPUs -5 is not >= 0");
+  spec.load_gpus = 0;
+  spec.jobs = 50'000'001;
+  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
+                    "synthetic trace: 50000001 jobs is above the limit of 50000000");
 }
 
 TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[traces]") {
