@@ -484,18 +484,34 @@ std::vector<std::string> unit_keys(const MetricView& view) {
   return keys;
 }
 
-std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const MetricView& view) {
+// The runs that have every key (numeric), and a caption note naming the others: a run without
+// a value is left out of a chart, never drawn as 0.
+std::pair<std::vector<RunData>, std::string> runs_having(const std::vector<RunData>& runs,
+                                                         const std::vector<std::string>& keys) {
+  std::vector<RunData> having;
+  std::string missing;
+  for (const auto& r : runs) {
+    const bool all = std::all_of(keys.begin(), keys.end(),
+                                 [&](const std::string& k) { return metric_of(r, k).has_value(); });
+    if (all)
+      having.push_back(r);
+    else
+      missing += (missing.empty() ? "" : ", ") + r.label;
+  }
+  return {std::move(having), missing.empty() ? "" : "; no value for " + missing};
+}
+
+std::optional<Figure> single_bar_figure(const std::vector<RunData>& all_runs,
+                                        const MetricView& view) {
+  const auto [runs, missing_note] = runs_having(all_runs, {view.key});
+  if (runs.empty()) return std::nullopt;
   BarChart chart;
   chart.title = view.title;
   BarSegment segment;
   double max_value = 0;
-  bool any = false;
-  for (const auto& r : runs) {
-    any = any || metric_of(r, view.key).has_value();
+  for (const auto& r : runs)
     for (const auto& key : unit_keys(view))
       max_value = std::max(max_value, metric_of(r, key).value_or(0.0));
-  }
-  if (!any) return std::nullopt;
   const auto [scale, unit] = kind_unit(view.kind, max_value);
   for (const auto& r : runs) {
     chart.categories.push_back(r.label);
@@ -509,6 +525,7 @@ std::optional<Figure> single_bar_figure(const std::vector<RunData>& runs, const 
   std::string caption = fmt::format("summary {}; {}", view.key, view.better);
   if (std::any_of(runs.begin(), runs.end(), [](const RunData& r) { return r.group != nullptr; }))
     caption += "; mean over seeds with 95% CI";
+  caption += missing_note;
   return Figure{view.title, caption, render_bar_chart(chart)};
 }
 
@@ -518,7 +535,7 @@ std::optional<Figure> stacked_figure(
     const std::vector<RunData>& runs, const std::string& title, const std::string& caption,
     const std::string& axis, const std::string& unit,
     const std::vector<std::pair<std::string, std::vector<double>>>& segments) {
-  if (segments.empty()) return std::nullopt;
+  if (segments.empty() || runs.empty()) return std::nullopt;
   BarChart chart;
   chart.title = title;
   chart.axis_label = fmt::format("{} ({})", axis, unit);
@@ -577,12 +594,13 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
       std::any_of(runs.begin(), runs.end(), [](const RunData& r) { return r.group != nullptr; });
   const std::string mean_note = suffix ? "; mean over seeds" : "";
   if (any_has(runs, "energy_kwh.gpu_busy") && any_has(runs, "energy_kwh.gpu_idle")) {
-    if (auto f =
-            stacked_figure(runs, "GPU energy",
-                           "energy_kwh: GPUs running jobs + idle GPUs; lower is better" + mean_note,
-                           "energy", "kWh",
-                           {{"busy GPUs", values_of(runs, "energy_kwh.gpu_busy")},
-                            {"idle GPUs", values_of(runs, "energy_kwh.gpu_idle")}}))
+    const auto [shown, missing] = runs_having(runs, {"energy_kwh.gpu_busy", "energy_kwh.gpu_idle"});
+    if (auto f = stacked_figure(
+            shown, "GPU energy",
+            "energy_kwh: GPUs running jobs + idle GPUs; lower is better" + mean_note + missing,
+            "energy", "kWh",
+            {{"busy GPUs", values_of(shown, "energy_kwh.gpu_busy")},
+             {"idle GPUs", values_of(shown, "energy_kwh.gpu_idle")}}))
       out.push_back(std::move(*f));
   } else if (any_has(runs, "energy_kwh.total")) {
     if (auto f = single_bar_figure(
@@ -590,15 +608,17 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
       out.push_back(std::move(*f));
   }
   if (any_has(runs, "gpu_hours.idle")) {
-    std::vector<double> waiting = values_of(runs, "gpu_hours.idle_while_jobs_wait");
-    std::vector<double> idle = values_of(runs, "gpu_hours.idle");
+    const auto [shown, missing] =
+        runs_having(runs, {"gpu_hours.idle", "gpu_hours.idle_while_jobs_wait"});
+    std::vector<double> waiting = values_of(shown, "gpu_hours.idle_while_jobs_wait");
+    std::vector<double> idle = values_of(shown, "gpu_hours.idle");
     std::vector<double> rest;
     for (std::size_t i = 0; i < idle.size(); ++i)
       rest.push_back(std::max(0.0, idle[i] - waiting[i]));
     if (auto f = stacked_figure(
-            runs, "Idle GPU-hours",
+            shown, "Idle GPU-hours",
             "gpu_hours.idle, split by whether jobs were waiting meanwhile; lower is better" +
-                mean_note,
+                mean_note + missing,
             "idle capacity", "GPU-hours",
             {{"idle while jobs wait", waiting}, {"idle, queue empty", rest}}))
       out.push_back(std::move(*f));

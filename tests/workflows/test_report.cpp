@@ -401,3 +401,28 @@ TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, a
   CHECK_THAT(report.html, Catch::Contains("<p class=\"note\">the sweep has one load scale (1)"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("report leaves a run without a metric out of that chart instead of drawing 0",
+          "[workflows][report]") {
+  const std::string dir = fresh_temp_dir("report-missing");
+  const Trace trace = trace_from_csv(small_trace_csv(), "small.csv");
+  const std::string small = write_run(dir + "/small", trace, kSmallCluster);
+  const std::string large = write_run(dir + "/large", trace, "4x8:V100");
+  auto summary = nlohmann::ordered_json::parse(read_text(small + "/summary.json"));
+  summary.erase("wait_s");
+  summary["energy_kwh"]["gpu_idle"] = "x";
+  write_files_atomically(small, {{"summary.json", summary.dump(2)}});
+  const Report report = build_report({small, large});
+  // Mean and p95 wait and GPU energy show only the other run, and say so.
+  const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
+  const std::string large_label = "fifo (" + fs::path(large).lexically_normal().string() + ")";
+  CHECK(count_of(report.html, "; no value for " + report::html_escape(small_label)) == 3);
+  CHECK(report.charts == 15);
+  const std::string wait_chart = chart_named(report.html, "Mean wait");
+  REQUIRE_FALSE(wait_chart.empty());
+  CHECK(wait_chart.find(report::html_escape(small_label)) == std::string::npos);
+  CHECK(wait_chart.find(report::html_escape(large_label)) != std::string::npos);
+  const std::string utilization_chart = chart_named(report.html, "GPU utilization");
+  CHECK(utilization_chart.find(report::html_escape(small_label)) != std::string::npos);
+  fs::remove_all(dir);
+}
