@@ -190,10 +190,16 @@ std::string rewrite_cluster_spec_file(
 
 namespace {
 
-// A file named in a spec: relative paths are relative to the spec file's directory.
+// A file named in a spec: relative paths are relative to the spec file's directory. The joined
+// path is tidied ("a/./b/../c" to "a/c") only where that names the same file: through a
+// symlinked directory, "link/../x" is not "x".
 std::string resolve_spec_path(const std::string& path, const std::string& base_dir) {
-  if (base_dir.empty() || !fs::path(path).is_relative()) return path;
-  return (fs::path(base_dir) / path).lexically_normal().string();
+  const fs::path joined =
+      base_dir.empty() || !fs::path(path).is_relative() ? fs::path(path) : fs::path(base_dir) / path;
+  const fs::path tidy = joined.lexically_normal();
+  std::error_code ec;
+  if (tidy == joined || !fs::exists(joined, ec)) return tidy.string();
+  return fs::equivalent(joined, tidy, ec) ? tidy.string() : joined.string();
 }
 
 void parse_options(const Json& options, const std::string& source, const std::string& base_dir,
@@ -600,8 +606,9 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
                  fmt::format("expected a path or an object, got {}", json_text(traces[i])));
     }
     if (trace.path.empty()) spec_error(source, field, "empty path");
-    // Normalized ("./a/../t.csv" is "t.csv"), so one trace has one name in cell keys.
-    trace.path = fs::path(resolve_spec_path(trace.path, base_dir)).lexically_normal().string();
+    // Normalized where that names the same file ("./t.csv" is "t.csv"), so one trace has one
+    // name in cell keys.
+    trace.path = resolve_spec_path(trace.path, base_dir);
     for (const auto& other : spec.traces)
       if (other.path == trace.path && other.format == trace.format)
         spec_error(source, field, fmt::format("trace '{}' appears twice", trace.path));

@@ -314,6 +314,22 @@ TEST_CASE("sweep cluster models: seeds draw the failures; file contents are part
   fs::remove_all(dir);
 }
 
+TEST_CASE("spec paths through a symlinked directory resolve as the file system does",
+          "[workflows][sweep]") {
+  const std::string dir = fresh_temp_dir("sweep-symlink");
+  fs::create_directories(dir + "/real/sub");
+  const std::string trace_path = write_small_trace(dir + "/real/sub");
+  std::ofstream(dir + "/real/sub/c.json") << R"({"node_groups": [{"count": 2, "gpus_per_node": 8}]})";
+  fs::create_directory_symlink(dir + "/real/sub", dir + "/link");
+  // link/.. is dir/real, not dir: "../sub/c.json" from link/ is dir/real/sub/c.json.
+  Json json = small_sweep_spec("../sub/small.csv");
+  json["clusters"] = {"../sub/c.json"};
+  const SweepSpec spec = parse_sweep_spec(json, dir + "/link/s.json", dir + "/link");
+  CHECK(fs::equivalent(spec.traces.front().path, trace_path));
+  CHECK(fs::equivalent(spec.clusters.front(), dir + "/real/sub/c.json"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("results rows with mistyped fields are input errors naming line and field",
           "[workflows][sweep]") {
   const std::string dir = fresh_temp_dir("results-rows");
