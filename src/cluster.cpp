@@ -20,6 +20,19 @@ GpuMask Node::all_mask() const {
   return gpus >= 64 ? ~GpuMask{0} : ((GpuMask{1} << gpus) - 1);
 }
 
+void check_cluster_size(const ClusterSpec& spec) {
+  std::uint64_t node_total = 0;
+  std::uint64_t gpu_total = 0;
+  for (const auto& g : spec.groups) {
+    node_total += g.count;
+    gpu_total += static_cast<std::uint64_t>(g.count) * static_cast<std::uint64_t>(g.gpus_per_node);
+  }
+  if (node_total > kMaxClusterNodes || gpu_total > kMaxClusterGpus)
+    throw ConfigError(
+        fmt::format("{}: {} nodes with {} GPUs is more than supported ({} nodes, {} GPUs)",
+                    spec.source, node_total, gpu_total, kMaxClusterNodes, kMaxClusterGpus));
+}
+
 Cluster::Cluster(const ClusterSpec& spec)
     : source_(spec.source),
       gpu_types_(spec.gpu_types),
@@ -31,11 +44,9 @@ Cluster::Cluster(const ClusterSpec& spec)
   max_node_by_type_.assign(gpu_types_.size(), 0);
   std::map<std::string, std::uint32_t> rack_ids;
   std::uint64_t next_gpu = 0;
+  check_cluster_size(spec);
   std::uint64_t node_total = 0;
   for (const auto& g : spec.groups) node_total += g.count;
-  if (node_total > 50'000'000)
-    throw ConfigError(
-        fmt::format("{}: {} nodes is more than supported (50000000)", spec.source, node_total));
   nodes_.reserve(node_total);
   for (std::size_t gi = 0; gi < spec.groups.size(); ++gi) {
     const auto& g = spec.groups[gi];
@@ -106,12 +117,20 @@ Cluster::Cluster(const ClusterSpec& spec)
     max_node_gpus_ = std::max(max_node_gpus_, g.gpus_per_node);
     groups_.push_back(std::move(group));
   }
+  // Rack histograms: one slot per GPU type present in the cluster plus one for any type, each
+  // of max_node_gpus_ + 1 levels.
+  hist_slot_of_type_.assign(gpu_types_.size(), kNoHistSlot);
+  for (const auto& group : groups_)
+    if (hist_slot_of_type_[group.type] == kNoHistSlot)
+      hist_slot_of_type_[group.type] = hist_slots_++;
+  any_hist_slot_ = hist_slots_++;
+  hist_levels_ = static_cast<std::size_t>(max_node_gpus_) + 1;
   rack_nodes_.assign(rack_names_.size(), {});
-  rack_free_hist_.assign(rack_names_.size() * (gpu_types_.size() + 1) * (kMaxGpusPerNode + 1), 0);
+  rack_free_hist_.assign(rack_names_.size() * hist_slots_ * hist_levels_, 0);
   for (NodeIndex i = 0; i < nodes_.size(); ++i) {
     rack_nodes_[nodes_[i].rack].push_back(i);
-    ++rack_free_hist_[hist_slot(i, nodes_[i].type, nodes_[i].gpus)];
-    ++rack_free_hist_[hist_slot(i, gpu_types_.size(), nodes_[i].gpus)];
+    ++rack_free_hist_[hist_slot(i, hist_slot_of_type_[nodes_[i].type], nodes_[i].gpus)];
+    ++rack_free_hist_[hist_slot(i, any_hist_slot_, nodes_[i].gpus)];
   }
   std::map<std::string, std::uint32_t> pod_ids;
   for (const auto& pod : pod_of_rack_) {

@@ -300,7 +300,9 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
   return spec;
 }
 
-ClusterSpec parse_cluster_spec(const std::string& text) {
+namespace {
+
+ClusterSpec parse_cluster_spec_unchecked(const std::string& text) {
   // Node inventories published with traces: alibaba-openb:FILE, alibaba-pai:FILE, philly-vc:FILE.
   if (auto inventory = parse_inventory_cluster_spec(text)) return *inventory;
   const bool looks_like_file = text.ends_with(".json") || text.find('/') != std::string::npos;
@@ -314,6 +316,14 @@ ClusterSpec parse_cluster_spec(const std::string& text) {
   }
   if (trim(text).empty()) throw ConfigError("--cluster: empty spec (expected e.g. 64x8:A100)");
   return parse_compact(text);
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster_spec(const std::string& text) {
+  ClusterSpec spec = parse_cluster_spec_unchecked(text);
+  check_cluster_size(spec);  // before anything else is read, so the message stands alone
+  return spec;
 }
 
 }  // namespace schedlab

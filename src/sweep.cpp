@@ -194,8 +194,9 @@ namespace {
 // path is tidied ("a/./b/../c" to "a/c") only where that names the same file: through a
 // symlinked directory, "link/../x" is not "x".
 std::string resolve_spec_path(const std::string& path, const std::string& base_dir) {
-  const fs::path joined =
-      base_dir.empty() || !fs::path(path).is_relative() ? fs::path(path) : fs::path(base_dir) / path;
+  const fs::path joined = base_dir.empty() || !fs::path(path).is_relative()
+                              ? fs::path(path)
+                              : fs::path(base_dir) / path;
   const fs::path tidy = joined.lexically_normal();
   std::error_code ec;
   if (tidy == joined || !fs::exists(joined, ec)) return tidy.string();

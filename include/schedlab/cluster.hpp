@@ -18,6 +18,9 @@
 namespace schedlab {
 
 inline constexpr double kUnsetNumber = -1.0;
+// Largest cluster modeled: far above any real one, and it keeps memory to a few hundred MB.
+inline constexpr std::uint64_t kMaxClusterNodes = 1'000'000;
+inline constexpr std::uint64_t kMaxClusterGpus = 10'000'000;
 
 struct GpuType {
   std::string name;
@@ -87,6 +90,9 @@ inline constexpr const char* kDefaultGpuType = "A100";
 // Throws ConfigError naming the spec (or file and JSON path) and the bad value.
 ClusterSpec parse_cluster_spec(const std::string& text);
 ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::string& source);
+// Throws ConfigError "SOURCE: N nodes with G GPUs is more than supported (...)" above
+// kMaxClusterNodes nodes or kMaxClusterGpus GPUs (parse_cluster_spec and Cluster check it).
+void check_cluster_size(const ClusterSpec& spec);
 
 // Power and availability state of a node. Only kOn nodes offer GPUs to placement.
 enum class NodeState : std::uint8_t {
@@ -129,12 +135,13 @@ class Cluster {
   // Nodes of a rack, ascending.
   const std::vector<NodeIndex>& rack_nodes(std::uint32_t rack) const { return rack_nodes_[rack]; }
   // Nodes of `rack` whose GPUs are of `type` (kAnyGpuType: of any type) by free count: [f] for
-  // f = 0..kMaxGpusPerNode; nodes not on count as 0 free. Kept as GPUs are allocated and
-  // released, so rack-level placement queries need not scan nodes.
+  // f = 0..max_node_gpus(kAnyGpuType); nodes not on count as 0 free; nullptr for a type the
+  // cluster has no nodes of. Kept as GPUs are allocated and released, so rack-level placement
+  // queries need not scan nodes.
   const std::uint32_t* rack_free_histogram(std::uint32_t rack, GpuTypeIndex type) const {
-    const std::size_t slot = type == kAnyGpuType ? gpu_types_.size() : type;
-    return &rack_free_hist_[(static_cast<std::size_t>(rack) * (gpu_types_.size() + 1) + slot) *
-                            (kMaxGpusPerNode + 1)];
+    const std::size_t slot = type == kAnyGpuType ? any_hist_slot_ : hist_slot_of_type_[type];
+    if (slot == kNoHistSlot) return nullptr;
+    return &rack_free_hist_[(static_cast<std::size_t>(rack) * hist_slots_ + slot) * hist_levels_];
   }
   const std::string& source() const { return source_; }
 
@@ -213,16 +220,13 @@ class Cluster {
 
  private:
   void move_in_index(NodeIndex node, int old_free, int new_free);
-  // Index in rack_free_hist_ of (node's rack, `type_slot`, free): type_slot is the node's type,
-  // or gpu_types_.size() for the any-type histogram.
-  std::size_t hist_slot(NodeIndex node, std::size_t type_slot, int free) const {
-    return (static_cast<std::size_t>(nodes_[node].rack) * (gpu_types_.size() + 1) + type_slot) *
-               (kMaxGpusPerNode + 1) +
+  // Index in rack_free_hist_ of (node's rack, histogram slot, free).
+  std::size_t hist_slot(NodeIndex node, std::size_t slot, int free) const {
+    return (static_cast<std::size_t>(nodes_[node].rack) * hist_slots_ + slot) * hist_levels_ +
            static_cast<std::size_t>(free);
   }
   void move_in_rack_histograms(NodeIndex node, int old_free, int new_free) {
-    for (const std::size_t slot :
-         {static_cast<std::size_t>(nodes_[node].type), gpu_types_.size()}) {
+    for (const std::size_t slot : {hist_slot_of_type_[nodes_[node].type], any_hist_slot_}) {
       --rack_free_hist_[hist_slot(node, slot, old_free)];
       ++rack_free_hist_[hist_slot(node, slot, new_free)];
     }
@@ -249,6 +253,11 @@ class Cluster {
   std::vector<std::uint32_t> rack_pod_index_;  // pod number of each rack, or kNoPod
   std::vector<std::vector<NodeIndex>> rack_nodes_;
   std::vector<std::uint32_t> rack_free_hist_;  // see rack_free_histogram
+  static constexpr std::size_t kNoHistSlot = ~std::size_t{0};
+  std::vector<std::size_t> hist_slot_of_type_;  // per GPU type; kNoHistSlot = no nodes of it
+  std::size_t any_hist_slot_ = 0;
+  std::size_t hist_slots_ = 0;
+  std::size_t hist_levels_ = 0;
   std::uint32_t pod_count_ = 0;
   TopologySpec topology_spec_;
   CommFactors comm_factors_;

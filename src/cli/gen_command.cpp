@@ -140,11 +140,11 @@ Action add_gen_command(CLI::App& app) {
       throw ConfigError("--duration empirical: needs --like TRACE to draw durations from");
     if (!args->filters.empty() && args->like.empty())
       throw ConfigError("--filter: applies to the --like trace; give --like TRACE");
-    if (!args->gang_mix.empty()) spec.gang_mix = parse_mix<int>(args->gang_mix, "--gang-mix", 1, kMaxTraceGpus);
+    if (!args->gang_mix.empty())
+      spec.gang_mix = parse_mix<int>(args->gang_mix, "--gang-mix", 1, kMaxTraceGpus);
     if (!args->priority_mix.empty())
-      spec.priority_mix =
-          parse_mix<std::int64_t>(args->priority_mix, "--priority-mix", kMinTracePriority,
-                                  kMaxTracePriority);
+      spec.priority_mix = parse_mix<std::int64_t>(args->priority_mix, "--priority-mix",
+                                                  kMinTracePriority, kMaxTracePriority);
     if (!args->like.empty()) {
       const Trace like = load_trace(args->like, args->like_format, args->filters);
       SyntheticTraceSpec fitted = spec;

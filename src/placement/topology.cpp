@@ -141,6 +141,7 @@ class TopologyPlacement final : public PlacementStrategy {
     Histogram all{};
     for (std::uint32_t r = 0; r < cluster.rack_count(); ++r) {
       const std::uint32_t* h = cluster.rack_free_histogram(r, type);
+      if (h == nullptr) return std::nullopt;  // no nodes of the type at all
       std::int64_t total = 0;
       for (int f = 1; f <= max_free; ++f) {
         total += static_cast<std::int64_t>(h[f]) * f;

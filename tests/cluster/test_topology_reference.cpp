@@ -162,11 +162,11 @@ std::string random_cluster_json(Rng& rng) {
   for (std::int64_t g = 0; g < group_count; ++g) {
     const auto rack = rng.uniform_int(0, 5);
     const int sizes[] = {2, 4, 8, 8};
-    groups += fmt::format(
-        R"({}{{"count": {}, "gpus_per_node": {}, "gpu_type": "{}", "rack": "r{}"{}}})",
-        groups.empty() ? "" : ", ", rng.uniform_int(1, 5), sizes[rng.uniform_int(0, 3)],
-        rng.uniform() < 0.7 ? "A100" : "H100", rack,
-        pods ? fmt::format(R"(, "pod": "p{}")", rack % 3) : "");
+    groups +=
+        fmt::format(R"({}{{"count": {}, "gpus_per_node": {}, "gpu_type": "{}", "rack": "r{}"{}}})",
+                    groups.empty() ? "" : ", ", rng.uniform_int(1, 5), sizes[rng.uniform_int(0, 3)],
+                    rng.uniform() < 0.7 ? "A100" : "H100", rack,
+                    pods ? fmt::format(R"(, "pod": "p{}")", rack % 3) : "");
   }
   return R"({"node_groups": [)" + groups + "]}";
 }

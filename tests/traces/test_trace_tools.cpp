@@ -342,8 +342,9 @@ TEST_CASE("synthetic: times beyond the clock's range are refused, not overflowed
   CHECK(generate_synthetic_trace(spec).jobs.size() == 100);
   // Weights that overflow their sum, negative load GPUs, too many jobs.
   spec.gang_mix = {{1, 1e308}, {2, 1e308}};
-  CHECK_THROWS_WITH(generate_synthetic_trace(spec),
-                    "synthetic trace: the gang-size weights sum to inf (expected a finite sum > 0)");
+  CHECK_THROWS_WITH(
+      generate_synthetic_trace(spec),
+      "synthetic trace: the gang-size weights sum to inf (expected a finite sum > 0)");
   spec.gang_mix = {{1, 1}};
   spec.load_gpus = -5;
   CHECK_THROWS_WITH(generate_synthetic_trace(spec), "synthetic trace: load GPUs -5 is not >= 0");

@@ -150,6 +150,14 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
         "$.gpu_types[0].speeed: unknown key (known: name, idle_watts, busy_watts, speed, "
         "node_base_watts, node_off_watts)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
+  // Sizes beyond any real cluster are refused up front (memory stays bounded).
+  CHECK(error_of_json(R"({"node_groups": [{"count": 10000000, "gpus_per_node": 64,
+                         "nodes_per_rack": 1}]})") ==
+        "10000000 nodes with 640000000 GPUs is more than supported (1000000 nodes, 10000000 "
+        "GPUs)");
+  CHECK_THROWS_WITH(parse_cluster_spec("600000x8,600000x8"),
+                    "600000x8,600000x8: 1200000 nodes with 9600000 GPUs is more than supported "
+                    "(1000000 nodes, 10000000 GPUs)");
   CHECK(error_of_json(R"({"node_groups": [{"count": 1e999, "gpus_per_node": 8}]})") ==
         "invalid JSON: number overflow parsing '1e999'");
   CHECK(error_of_json("{\"node_groups\": [").rfind("invalid JSON at byte", 0) == 0);

@@ -109,7 +109,8 @@ TEST_CASE("native reader error paths name file, line, column and value", "[trace
   CHECK(error_of("id,submit_time,gpus,duration,walltime\na,0,1,5,-3\n") ==
         "t.csv:2: column 'walltime': expected seconds > 0, got '-3'");
   CHECK(error_of("id,submit_time,gpus,duration,priority\na,0,1,5,high\n") ==
-        "t.csv:2: column 'priority': expected an integer in -4611686018427387904..4611686018427387903, got 'high'");
+        "t.csv:2: column 'priority': expected an integer in "
+        "-4611686018427387904..4611686018427387903, got 'high'");
   CHECK(error_of("id,submit_time,gpus,duration,preemptible\na,0,1,5,yes\n") ==
         "t.csv:2: column 'preemptible': expected 0 or 1, got 'yes'");
   CHECK(error_of("id,submit_time,gpus,duration\n,0,1,5\n") ==
@@ -145,7 +146,8 @@ TEST_CASE("bad traces on the command line: exit 2, one stderr line, no output",
       schedlab::testing::run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + trace +
                                      " --cluster 1x8 --out " + dir + "/out");
   CHECK(result.exit_code == 2);
-  CHECK(result.err == trace + ":3: column 'gpus': expected an integer in 1..1000000000, got 'two'\n");
+  CHECK(result.err ==
+        trace + ":3: column 'gpus': expected an integer in 1..1000000000, got 'two'\n");
   CHECK(result.out.empty());
   CHECK_FALSE(std::filesystem::exists(dir + "/out"));
 }

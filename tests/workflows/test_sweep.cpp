@@ -319,7 +319,8 @@ TEST_CASE("spec paths through a symlinked directory resolve as the file system d
   const std::string dir = fresh_temp_dir("sweep-symlink");
   fs::create_directories(dir + "/real/sub");
   const std::string trace_path = write_small_trace(dir + "/real/sub");
-  std::ofstream(dir + "/real/sub/c.json") << R"({"node_groups": [{"count": 2, "gpus_per_node": 8}]})";
+  std::ofstream(dir + "/real/sub/c.json")
+      << R"({"node_groups": [{"count": 2, "gpus_per_node": 8}]})";
   fs::create_directory_symlink(dir + "/real/sub", dir + "/link");
   // link/.. is dir/real, not dir: "../sub/c.json" from link/ is dir/real/sub/c.json.
   Json json = small_sweep_spec("../sub/small.csv");
