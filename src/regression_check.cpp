@@ -345,7 +345,7 @@ void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const C
           found = found || has_prefix(f.key, t.pattern);
     }
     if (!found)
-      throw ConfigError(fmt::format("--tolerance {}={}: no metric '{}' in {}", t.pattern,
+      throw ConfigError(fmt::format("--tolerance {}={}%: no metric '{}' in {}", t.pattern,
                                     format_number(t.percent), t.pattern, baseline.path));
   }
 }

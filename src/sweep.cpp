@@ -928,11 +928,16 @@ std::vector<Json> read_sweep_results(const std::string& path) {
       if (!row.is_object() || !row.contains(key) || !row[key].is_string())
         throw ConfigError(
             fmt::format("{}:{}: results row without a string \"{}\"", path, line, key));
-    if (!row.contains("load_scale") || !row["load_scale"].is_number() || !row.contains("seed") ||
-        !row["seed"].is_number() || !row.contains("status") || !row["status"].is_string() ||
-        !row.contains("params") || !row["params"].is_object())
-      throw ConfigError(
-          fmt::format("{}:{}: results row without load_scale, seed, params or status", path, line));
+    auto require = [&](const char* key, const char* expected, bool (Json::*is_kind)() const) {
+      const auto it = row.find(key);
+      if (it == row.end() || !((*it).*is_kind)())
+        throw ConfigError(fmt::format("{}:{}: \"{}\": expected {}, got {}", path, line, key,
+                                      expected, it == row.end() ? "nothing" : it->dump()));
+    };
+    require("load_scale", "a number", &Json::is_number);
+    require("seed", "a number", &Json::is_number);
+    require("status", "a string", &Json::is_string);
+    require("params", "an object", &Json::is_object);
     if (row["status"] == "ok" && (!row.contains("summary") || !row["summary"].is_object()))
       throw ConfigError(fmt::format("{}:{}: ok results row without a summary object", path, line));
     if (!row["seed"].is_number_unsigned())

@@ -103,7 +103,7 @@ TEST_CASE("schedlab run --baseline runs and gates in one step", "[workflows][bas
                                 shell_quote(dir + "/slow.json") + " --tolerance wait_s.p59=5%");
   CHECK(typo.exit_code == 2);
   CHECK(typo.out.empty());
-  CHECK(typo.err == "--tolerance wait_s.p59=5: no metric 'wait_s.p59' in " + dir + "/slow.json\n");
+  CHECK(typo.err == "--tolerance wait_s.p59=5%: no metric 'wait_s.p59' in " + dir + "/slow.json\n");
   CHECK_FALSE(fs::exists(dir + "/out"));
   fs::remove_all(dir);
 }

@@ -158,7 +158,7 @@ TEST_CASE("tolerances are parsed strictly", "[workflows][check]") {
         "--tolerance engine.wall_s=50: engine.wall_s is a wall-clock timing and is never gated");
   // A tolerance must name a metric of the inputs.
   CHECK_THROWS_WITH(compare(base_summary(), base_summary(), {"wiat_s=5"}),
-                    "--tolerance wiat_s=5: no metric 'wiat_s' in base.json");
+                    "--tolerance wiat_s=5%: no metric 'wiat_s' in base.json");
 }
 
 TEST_CASE("schedlab check exits 0, 1 or 2 and names the bad file", "[workflows][check]") {

@@ -361,6 +361,10 @@ TEST_CASE("results rows with mistyped fields are input errors naming line and fi
   CHECK(error_with(R"("cell": 0)", R"("cell": "x")") ==
         at + R"("cell": expected an integer >= 0, got "x")");
   CHECK(error_with(R"("cell": 0)", R"("cell": 1)") == "(no error)");
+  CHECK(error_with(R"("status": "ok")", R"("status": 1)") ==
+        at + R"("status": expected a string, got 1)");
+  CHECK(error_with(R"("params": {})", R"("params": 5)") ==
+        at + R"("params": expected an object, got 5)");
   fs::remove_all(dir);
 }
 
