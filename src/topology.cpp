@@ -30,6 +30,14 @@ using Graph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, EdgeInfo>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
+// A vertex with its properties. (boost::add_vertex(properties, g) goes through named_graph's
+// lookup, which GCC 12 flags as reading an uninitialized optional in sanitizer builds.)
+Vertex add_vertex_with(Graph& graph, const VertexInfo& info) {
+  const Vertex v = boost::add_vertex(graph);
+  graph[v] = info;
+  return v;
+}
+
 // Records, along the BFS tree from one source, the hop count and the smallest link bandwidth.
 template <typename G>
 class DistanceRecorder : public boost::default_bfs_visitor {
@@ -87,17 +95,17 @@ Topology::Topology(const Cluster& cluster) {
 
   // The graph: spine, pods, racks, nodes, NVLink domains.
   Graph graph;
-  const Vertex spine = boost::add_vertex(VertexInfo{VertexKind::kSpine, 0}, graph);
+  const Vertex spine = add_vertex_with(graph, VertexInfo{VertexKind::kSpine, 0});
   std::vector<Vertex> pod_vertex(pod_count_);
   for (std::uint32_t p = 0; p < pod_count_; ++p) {
-    pod_vertex[p] = boost::add_vertex(VertexInfo{VertexKind::kPod, p}, graph);
+    pod_vertex[p] = add_vertex_with(graph, VertexInfo{VertexKind::kPod, p});
     boost::add_edge(pod_vertex[p], spine, EdgeInfo{spec.pod_uplink_gbps}, graph);
   }
   std::vector<Vertex> rack_vertex(racks);
   rack_uplink_gbps_.assign(racks, spec.rack_uplink_gbps);
   for (std::size_t r = 0; r < racks; ++r) {
     rack_vertex[r] =
-        boost::add_vertex(VertexInfo{VertexKind::kRack, static_cast<std::uint32_t>(r)}, graph);
+        add_vertex_with(graph, VertexInfo{VertexKind::kRack, static_cast<std::uint32_t>(r)});
     const Vertex up = rack_pod_[r] != kNoPod ? pod_vertex[rack_pod_[r]] : spine;
     boost::add_edge(rack_vertex[r], up, EdgeInfo{spec.rack_uplink_gbps}, graph);
   }
@@ -109,11 +117,11 @@ Topology::Topology(const Cluster& cluster) {
     const Cluster::Group& group = cluster.groups()[node.group];
     node_rack_[n] = node.rack;
     node_uplink_gbps_[n] = group.uplink_gbps > 0 ? group.uplink_gbps : spec.node_uplink_gbps;
-    const Vertex v = boost::add_vertex(VertexInfo{VertexKind::kNode, n}, graph);
+    const Vertex v = add_vertex_with(graph, VertexInfo{VertexKind::kNode, n});
     boost::add_edge(v, rack_vertex[node.rack], EdgeInfo{node_uplink_gbps_[n]}, graph);
     const int domains = (node.gpus + group.nvlink_domain_gpus - 1) / group.nvlink_domain_gpus;
     for (int d = 0; d < domains; ++d) {
-      const Vertex dv = boost::add_vertex(VertexInfo{VertexKind::kDomain, domain++}, graph);
+      const Vertex dv = add_vertex_with(graph, VertexInfo{VertexKind::kDomain, domain++});
       boost::add_edge(dv, v, EdgeInfo{domains > 1 ? spec.intra_node_gbps : spec.nvlink_gbps},
                       graph);
     }
