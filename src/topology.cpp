@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
-#include <map>
 
 #include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
@@ -72,16 +71,11 @@ Topology::Topology(const Cluster& cluster) {
   const std::size_t racks = cluster.rack_count();
   const std::size_t nodes = cluster.node_count();
 
-  // Pods in first-seen rack order (deterministic).
-  std::map<std::string, std::uint32_t> pod_ids;
-  rack_pod_.assign(racks, kNoPod);
-  for (std::size_t r = 0; r < racks; ++r) {
-    const std::string& pod = cluster.pod_of_rack_[r];
-    if (pod.empty()) continue;
-    auto [it, inserted] = pod_ids.try_emplace(pod, static_cast<std::uint32_t>(pod_ids.size()));
-    rack_pod_[r] = it->second;
-  }
-  pod_count_ = static_cast<std::uint32_t>(pod_ids.size());
+  // Pods as the cluster numbers them (first-seen rack order).
+  static_assert(kNoPod == Cluster::kNoPod, "one marker for racks under the spine");
+  rack_pod_.resize(racks);
+  for (std::uint32_t r = 0; r < racks; ++r) rack_pod_[r] = cluster.pod_of_rack(r);
+  pod_count_ = cluster.pod_count();
   // Aggregation units: every pod, then every rack without a pod.
   rack_unit_.assign(racks, 0);
   unit_count_ = pod_count_;

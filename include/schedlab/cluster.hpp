@@ -263,8 +263,6 @@ class Cluster {
   CommFactors comm_factors_;
   double pue_ = 1.0;
   mutable std::shared_ptr<const Topology> topology_;  // built on first use, shared by copies
-
-  friend class Topology;
 };
 
 }  // namespace schedlab
