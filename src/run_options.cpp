@@ -7,6 +7,14 @@
 
 namespace schedlab {
 
+TimeMs option_seconds_ms(double seconds, bool allow_zero) {
+  const auto value = seconds_to_ms(seconds);
+  if (!value || *value < 0 || (!allow_zero && *value == 0))
+    throw ConfigError(fmt::format("expected seconds {}", allow_zero ? ">= 0" : "> 0"));
+  if (*value == 0 && seconds > 0) throw ConfigError("below the clock's resolution of 1 ms");
+  return *value;
+}
+
 void parse_estimate(const std::string& text, RunOptions& options) {
   if (text == "exact") {
     options.estimate = EstimateMode::kExact;

@@ -227,12 +227,11 @@ void parse_options(const Json& options, const std::string& source, const std::st
     const std::string field = fmt::format("options.{}", key);
     if (!it->is_number())
       spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
-    const auto ms = seconds_to_ms(it->get<double>());
-    if (!ms || *ms < 0 || (!allow_zero && *ms == 0))
-      spec_error(
-          source, field,
-          fmt::format("expected seconds {}, got {}", allow_zero ? ">= 0" : "> 0", json_text(*it)));
-    target = *ms;
+    try {
+      target = option_seconds_ms(it->get<double>(), allow_zero);
+    } catch (const ConfigError& e) {
+      spec_error(source, field, fmt::format("{}, got {}", e.what(), json_text(*it)));
+    }
   };
   string_option("placement", run.placement);
   try {

@@ -71,6 +71,12 @@ struct RunOptions {
 SpeedModel parse_speed_model(const std::string& text);
 const char* speed_model_name(SpeedModel model);
 
+// An option's seconds as whole milliseconds. Throws ConfigError "expected seconds >= 0" (or
+// "> 0" without `allow_zero`) for a negative, non-finite or out-of-range value, and "below the
+// clock's resolution of 1 ms" for a positive one that would round to 0 (and so mean "none");
+// callers prefix the option's name.
+TimeMs option_seconds_ms(double seconds, bool allow_zero);
+
 // Parses "exact", "factor:X" (X > 0) or "column"; throws ConfigError.
 void parse_estimate(const std::string& text, RunOptions& options);
 std::string estimate_name(const RunOptions& options);

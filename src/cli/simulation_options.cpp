@@ -68,14 +68,11 @@ RunOptions to_run_options(const SimulationOptions& o) {
   parse_estimate(o.estimate, run);
   run.walltime_kill = !o.no_walltime_kill;
   auto ms = [](double seconds, const char* flag, bool allow_zero) {
-    const auto value = seconds_to_ms(seconds);
-    if (!value || *value < 0 || (!allow_zero && *value == 0))
-      throw ConfigError(
-          fmt::format("{} {}: expected seconds {}", flag, seconds, allow_zero ? ">= 0" : "> 0"));
-    // Times are whole milliseconds: a positive value that rounds to 0 would silently mean "none".
-    if (*value == 0 && seconds > 0)
-      throw ConfigError(fmt::format("{} {}: below the clock's resolution of 1 ms", flag, seconds));
-    return *value;
+    try {
+      return option_seconds_ms(seconds, allow_zero);
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{} {}: {}", flag, seconds, e.what()));
+    }
   };
   run.checkpoint_interval_ms = ms(o.checkpoint_interval_s, "--checkpoint-interval", true);
   run.restart_overhead_ms = ms(o.restart_overhead_s, "--restart-overhead", true);

@@ -304,6 +304,9 @@ TEST_CASE("sweep cluster models: seeds draw the failures; file contents are part
   CHECK(spec_error_of(json) ==
         "spec.json: options.failures: --failures 'rate=1,rate=2': key 'rate' given twice "
         "(expected rate=R[,repair=H][,seed=S])");
+  json["options"] = {{"power_off_idle_s", 0.0001}};  // as `run` refuses it
+  CHECK(spec_error_of(json) ==
+        "spec.json: options.power_off_idle_s: below the clock's resolution of 1 ms, got 0.0001");
   json["options"] = {{"pue", 0}};
   CHECK(spec_error_of(json) == "spec.json: options.pue: expected a number in 1..10, got 0");
   json["options"] = {{"speed_model", "fast"}};
