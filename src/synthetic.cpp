@@ -102,8 +102,6 @@ class BurstyArrivals {
 // Latest submit time and longest duration a synthetic trace may hold (about 31,700 years):
 // far inside the millisecond clock's range, so sums of times cannot overflow.
 constexpr double kMaxSyntheticTimeS = 1e12;
-// Most jobs a synthetic trace may have (about 100 bytes of memory each while it is written).
-constexpr std::uint64_t kMaxSyntheticJobs = 50'000'000;
 
 void check_synthetic_spec(const SyntheticTraceSpec& spec) {
   auto fail = [](const std::string& what) { throw ConfigError("synthetic trace: " + what); };

@@ -14,6 +14,9 @@
 
 namespace schedlab {
 
+// Most jobs a synthetic trace may have (about 100 bytes of memory each while it is written).
+inline constexpr std::uint64_t kMaxSyntheticJobs = 50'000'000;
+
 struct SyntheticTraceSpec {
   std::uint64_t jobs = 10'000;
   std::uint64_t seed = 1;

@@ -77,7 +77,7 @@ Action add_gen_command(CLI::App& app) {
       cmd->add_option("-n,--jobs", s.jobs, "number of jobs (with --like: as many as the trace)")
           ->capture_default_str()
           // Checked on the text, so "-1" is refused rather than wrapped to 2^64 - 1.
-          ->check(CLI::Range(std::int64_t{1}, std::int64_t{50'000'000}));
+          ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxSyntheticJobs)));
   cmd->add_option("--seed", s.seed, "random seed")->capture_default_str();
   cmd->add_option("--arrival", args->arrival, "poisson | bursty")->capture_default_str();
   auto* interarrival = cmd->add_option("--mean-interarrival", s.mean_interarrival_s,
