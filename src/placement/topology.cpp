@@ -95,7 +95,7 @@ class TopologyPlacement final : public PlacementStrategy {
   // goes onto the best-fit node among its others. Requires its k largest nodes to hold the job.
   static int histogram_leftover(const std::uint32_t* rack_hist, int max_free, std::size_t k,
                                 int gpus) {
-    Histogram h;
+    Histogram h{};
     std::copy(rack_hist, rack_hist + max_free + 1, h.begin());
     int remaining = gpus;
     std::size_t whole = k - 1;
