@@ -20,8 +20,8 @@
 // it (such a re-plan may move later jobs' reservations later; on clusters where counting is
 // exact, one node or whole-node jobs, it never happens with walltime kills on).
 // Parameters: none.
-// Data structures: a std::set queue keyed (submit, index); one AvailabilityProfile (a step
-// function on one sorted array, merged steps) per GPU type; a std::set of reservations keyed
+// Data structures: the framework's queue view keyed (submit, index); one AvailabilityProfile (a
+// step function on one sorted array, merged steps) per GPU type; a std::set of reservations keyed
 // (start, index) so each instant only touches the reservations that start now. Without early ends
 // (exact estimates) an instant costs O(log) per started or arriving job plus the profile steps the
 // newcomer's search scans; a compression costs O(queue x profile steps).
@@ -41,30 +41,33 @@ constexpr std::uint32_t kAllPools = 0xFFFFFFFFu;
 
 class ConservativeBackfillPolicy final : public Policy, public ReservationSource {
  public:
-  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+  void on_begin(const SchedContext& ctx, const RunSizes& sizes) override {
+    queue_ = &ctx.queue();
+    start_ms_.assign(sizes.jobs, kNever);
+    pool_.assign(sizes.jobs, kAllPools);
+    make_pools(ctx);
+  }
 
   void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
 
+  // Requeued jobs were running (node failures: this policy never preempts).
   void on_requeue(const SchedContext& ctx, JobIndex job) override {
-    if (running_[job] != 0) stopped(ctx, job);
+    stopped(ctx, job);
     compress_ = true;  // it may belong before jobs already reserved
-    enqueue(ctx, job);
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    if (pools_.empty()) make_pools(ctx);
     for (auto& pool : pools_) pool.profile.advance(ctx.now());
     if (compress_) {
       compress(ctx, decisions);
     } else {
       start_due(ctx, decisions);
-      std::vector<Entry> waiting;
-      waiting.swap(unreserved_);
-      waiting.insert(waiting.end(), fresh_.begin(), fresh_.end());
+      std::vector<Entry> waiting = ctx.changes().fresh_entries(ctx);
+      waiting.insert(waiting.end(), unreserved_.begin(), unreserved_.end());
+      unreserved_.clear();
       std::sort(waiting.begin(), waiting.end());
       for (const Entry& entry : waiting) plan(ctx, decisions, entry.second, /*retry=*/false);
     }
-    fresh_.clear();
     if (!due_.empty() && due_.begin()->first > ctx.now()) decisions.wake_at(due_.begin()->first);
   }
 
@@ -76,7 +79,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   }
 
  private:
-  using Entry = std::pair<TimeMs, JobIndex>;  // (submit time, job index)
+  using Entry = QueueEntry;  // (submit time, job index)
   struct Pool {
     GpuTypeIndex type;
     AvailabilityProfile profile;
@@ -92,23 +95,10 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
     }
   }
 
-  void enqueue(const SchedContext& ctx, JobIndex job) {
-    if (start_ms_.empty()) {
-      const std::size_t n = ctx.trace().jobs.size();
-      start_ms_.assign(n, kNever);
-      end_ms_.assign(n, kNever);
-      pool_.assign(n, kAllPools);
-      running_.assign(n, 0);
-    }
-    const Entry entry{ctx.spec(job).submit_ms, job};
-    queue_.insert(entry);
-    fresh_.push_back(entry);
-  }
-
   // GPUs the job takes from pool p under its reservation.
   std::int64_t demand(const SchedContext& ctx, JobIndex job, std::uint32_t pool,
                       std::size_t p) const {
-    return pool == kAllPools ? pools_[p].profile.capacity() : ctx.spec(job).gpus;
+    return pool == kAllPools ? pools_[p].profile.capacity() : ctx.job(job).gpus();
   }
 
   void take(const SchedContext& ctx, JobIndex job, TimeMs from_ms, TimeMs to_ms, bool give) {
@@ -125,9 +115,9 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   }
 
   void stopped(const SchedContext& ctx, JobIndex job) {
-    running_[job] = 0;
-    if (ctx.now() < end_ms_[job]) {  // ended before its walltime: capacity comes back early
-      take(ctx, job, ctx.now(), end_ms_[job], /*give=*/true);
+    const TimeMs end_ms = ctx.job(job).walltime_end_ms();
+    if (ctx.now() < end_ms) {  // ended before its walltime: capacity comes back early
+      take(ctx, job, ctx.now(), end_ms, /*give=*/true);
       compress_ = true;
     }
   }
@@ -135,11 +125,11 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   // Earliest start for the job in `pool` (or all pools) at or after from(p) per pool.
   template <typename FromFn>
   TimeMs earliest_in(const SchedContext& ctx, JobIndex job, std::uint32_t pool, FromFn from) const {
-    const TimeMs length_ms = ctx.state(job).walltime_ms;
+    const TimeMs length_ms = ctx.job(job).walltime_ms();
     if (pool != kAllPools) {
       const TimeMs from_ms = from(pool);
       if (from_ms == kNever) return kNever;
-      return pools_[pool].profile.earliest_start(from_ms, length_ms, ctx.spec(job).gpus);
+      return pools_[pool].profile.earliest_start(from_ms, length_ms, ctx.job(job).gpus());
     }
     TimeMs t = 0;
     for (std::size_t p = 0; p < pools_.size(); ++p) t = std::max(t, from(p));
@@ -161,7 +151,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
     auto from = [&](std::size_t p) {
       return retry ? pools_[p].profile.next_change_after(now_ms) : now_ms;
     };
-    const GpuTypeIndex type = ctx.job_gpu_type(job);
+    const GpuTypeIndex type = ctx.job(job).gpu_type();
     std::uint32_t best_pool = kAllPools;
     TimeMs best_ms = kNever;
     if (type != kAnyGpuType) {
@@ -170,7 +160,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
       best_ms = earliest_in(ctx, job, best_pool, from);
     } else {
       for (std::uint32_t p = 0; p < pools_.size(); ++p) {
-        if (pools_[p].profile.capacity() < ctx.spec(job).gpus) continue;
+        if (pools_[p].profile.capacity() < ctx.job(job).gpus()) continue;
         const TimeMs t = earliest_in(ctx, job, p, from);
         if (t < best_ms) {
           best_ms = t;
@@ -182,7 +172,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
     if (best_ms == kNever) return false;
     pool_[job] = best_pool;
     start_ms_[job] = best_ms;
-    take(ctx, job, best_ms, saturating_add(best_ms, ctx.state(job).walltime_ms), false);
+    take(ctx, job, best_ms, saturating_add(best_ms, ctx.job(job).walltime_ms()), false);
     due_.emplace(best_ms, job);
     return true;
   }
@@ -190,7 +180,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   void unreserve(const SchedContext& ctx, JobIndex job) {
     const TimeMs start_ms = start_ms_[job];
     due_.erase({start_ms, job});
-    take(ctx, job, start_ms, saturating_add(start_ms, ctx.state(job).walltime_ms), true);
+    take(ctx, job, start_ms, saturating_add(start_ms, ctx.job(job).walltime_ms()), true);
     start_ms_[job] = kNever;
   }
 
@@ -201,14 +191,11 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   bool start_reserved(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
     const std::uint32_t pool = pool_[job];
     const GpuTypeIndex type = pool == kAllPools ? kAnyGpuType : pools_[pool].type;
-    auto placement = ctx.placement().place(ctx.cluster(), type, ctx.spec(job).gpus);
+    auto placement = ctx.placement().place(ctx.cluster(), type, ctx.job(job).gpus());
     if (!placement) return false;
     decisions.start(job, std::move(*placement));
     due_.erase({start_ms_[job], job});
     start_ms_[job] = kNever;
-    queue_.erase({ctx.spec(job).submit_ms, job});
-    running_[job] = 1;
-    end_ms_[job] = saturating_add(ctx.now(), ctx.state(job).walltime_ms);
     return true;
   }
 
@@ -216,8 +203,8 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   // `retry`) and starts it if its slot is now and the strategy finds room; a slot at now
   // without room becomes a retry.
   void plan(const SchedContext& ctx, Decisions& decisions, JobIndex job, bool retry) {
-    const Entry entry{ctx.spec(job).submit_ms, job};
-    if (holds_reservation(job) || queue_.count(entry) == 0) return;
+    const Entry entry{ctx.job(job).submit_ms(), job};
+    if (holds_reservation(job) || queue_->count(entry) == 0) return;
     if (!reserve(ctx, job, retry)) {
       unreserved_.push_back(entry);
       return;
@@ -230,7 +217,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   // Plans `first` and every later queued job again, in queue order, each at its earliest
   // start after the ones before it; with `retry_first`, `first` from the next profile change.
   void replan(const SchedContext& ctx, Decisions& decisions, const Entry& first, bool retry_first) {
-    const std::vector<Entry> order(queue_.lower_bound(first), queue_.end());
+    const std::vector<Entry> order(queue_->lower_bound(first), queue_->end());
     for (const Entry& entry : order)
       if (holds_reservation(entry.second)) unreserve(ctx, entry.second);
     unreserved_.erase(std::remove_if(unreserved_.begin(), unreserved_.end(),
@@ -245,7 +232,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   void start_due(const SchedContext& ctx, Decisions& decisions) {
     std::vector<Entry> due;
     for (auto it = due_.begin(); it != due_.end() && it->first <= ctx.now(); ++it)
-      due.emplace_back(ctx.spec(it->second).submit_ms, it->second);
+      due.emplace_back(ctx.job(it->second).submit_ms(), it->second);
     std::sort(due.begin(), due.end());
     for (const Entry& entry : due) {
       const JobIndex job = entry.second;
@@ -261,7 +248,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   void compress(const SchedContext& ctx, Decisions& decisions) {
     compress_ = false;
     unreserved_.clear();
-    const std::vector<Entry> order(queue_.begin(), queue_.end());
+    const std::vector<Entry> order(queue_->begin(), queue_->end());
     for (const Entry& entry : order) {
       const JobIndex job = entry.second;
       const TimeMs before_ms = start_ms_[job];
@@ -280,14 +267,11 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
 
   std::vector<Pool> pools_;
   std::vector<std::uint32_t> pool_of_type_;
-  std::set<Entry> queue_;
-  std::vector<Entry> fresh_;       // queued since the last schedule()
-  std::vector<Entry> unreserved_;  // found no start on a flat profile; retried next call
+  const QueueView* queue_ = nullptr;  // the framework's, in submit order
+  std::vector<Entry> unreserved_;     // found no start on a flat profile; retried next call
   std::set<std::pair<TimeMs, JobIndex>> due_;  // reservations in force: (start, job)
   std::vector<TimeMs> start_ms_;               // [job] reservation start, kNever if none
-  std::vector<TimeMs> end_ms_;                 // [job] walltime-based end of the running attempt
   std::vector<std::uint32_t> pool_;
-  std::vector<std::uint8_t> running_;
   bool compress_ = false;
 };
 

@@ -14,11 +14,10 @@
 // --no-walltime-kill). A job that could not be backfilled is examined again only once GPUs were
 // released or the reservation changed; until then only newly queued jobs are tried.
 // Parameters: none.
-// Data structures: the queue is a std::set keyed (submit, index), also split by GPU count so a
+// Data structures: the framework's queue view (submit, index), split by GPU count so a
 // backfill pass merges only the counts that can still fit the free GPUs; running jobs are kept
 // in a std::set keyed (walltime end, index), so computing T releases only the jobs ending
-// before it, in a private mirror of the cluster (ClusterMirror) where the strategy is asked
-// "what if".
+// before it, in the framework's what-if cluster where the strategy is asked "what if".
 // Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949;
 // A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
 // estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
@@ -26,7 +25,6 @@
 #include <map>
 #include <set>
 
-#include "schedlab/availability_profile.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/policy_kit.hpp"
 
@@ -35,88 +33,71 @@ namespace {
 
 class EasyBackfillPolicy final : public Policy, public ReservationSource {
  public:
-  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
-
-  void on_finish(const SchedContext& ctx, JobIndex job) override {
-    if (ctx.now() < end_ms_[job]) reservation_valid_ = false;  // ended before its walltime
-    stopped(ctx, job);
+  void on_begin(const SchedContext& ctx, const RunSizes& /*sizes*/) override {
+    queue_ = &ctx.queue();
   }
 
+  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+
+  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+
   void on_requeue(const SchedContext& ctx, JobIndex job) override {
-    if (mirror_.holds(job)) {
-      reservation_valid_ = false;
-      stopped(ctx, job);
-    }
+    stopped(ctx, job);
     enqueue(ctx, job);
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    mirror_.begin(ctx);
-    if (ctx.cluster().node_state_version() != node_state_version_) {  // nodes came or went
-      node_state_version_ = ctx.cluster().node_state_version();
-      reservation_valid_ = false;
-      released_ = true;
-    }
+    const Changes& changes = ctx.changes();
+    // Capacity came back before a walltime-based end, or nodes came or went: T may be earlier.
+    if (changes.ended_early || changes.nodes_changed) reservation_valid_ = false;
     start_from_head(ctx, decisions);
-    if (!queue_.empty()) {
-      const JobIndex head = queue_.begin()->second;
-      bool full_pass = released_;
-      if (!reservation_valid_ || reserved_job_ != head || reserved_ms_ <= ctx.now()) {
-        compute_reservation(ctx, head);
-        full_pass = true;
-      }
-      backfill(ctx, decisions, full_pass);
+    if (queue_->empty()) return;
+    const JobIndex head = queue_->begin()->second;
+    bool full_pass = changes.released();
+    if (!reservation_valid_ || reserved_job_ != head || reserved_ms_ <= ctx.now()) {
+      compute_reservation(ctx, head);
+      full_pass = true;
     }
-    fresh_.clear();
-    released_ = false;
+    backfill(ctx, decisions, full_pass);
   }
 
   std::vector<std::pair<JobIndex, TimeMs>> reservations() const override {
-    if (!reservation_valid_ || reserved_ms_ == kNever || queue_.empty() ||
-        queue_.begin()->second != reserved_job_)
+    if (!reservation_valid_ || reserved_ms_ == kNever || queue_->empty() ||
+        queue_->begin()->second != reserved_job_)
       return {};
     return {{reserved_job_, reserved_ms_}};
   }
 
  private:
-  using Entry = std::pair<TimeMs, JobIndex>;  // (submit time, job index)
-
   void enqueue(const SchedContext& ctx, JobIndex job) {
-    if (end_ms_.empty()) end_ms_.assign(ctx.trace().jobs.size(), kNever);
-    const Entry entry{ctx.spec(job).submit_ms, job};
-    queue_.insert(entry);
-    fresh_.push_back(entry);
-    ++gpus_queued_[ctx.spec(job).gpus];
-    ++walltimes_queued_[ctx.state(job).walltime_ms];
-    by_gpus_[ctx.spec(job).gpus].insert(entry);
+    const JobView view = ctx.job(job);
+    ++gpus_queued_[view.gpus()];
+    ++walltimes_queued_[view.walltime_ms()];
+    by_gpus_[view.gpus()].insert({view.submit_ms(), job});
   }
 
+  // No-op for a job that is not running.
   void stopped(const SchedContext& ctx, JobIndex job) {
-    running_by_end_.erase({end_ms_[job], job});
-    mirror_.track_stop(ctx, job);
-    released_ = true;
+    running_by_end_.erase({ctx.job(job).walltime_end_ms(), job});
   }
 
-  // Bookkeeping after the engine started `job` (its placement already in ctx.state(job)).
+  // Bookkeeping after the engine started `job`.
   void started(const SchedContext& ctx, JobIndex job) {
-    queue_.erase({ctx.spec(job).submit_ms, job});
-    const auto count = gpus_queued_.find(ctx.spec(job).gpus);
+    const JobView view = ctx.job(job);
+    const auto count = gpus_queued_.find(view.gpus());
     if (--count->second == 0) gpus_queued_.erase(count);
-    by_gpus_[ctx.spec(job).gpus].erase({ctx.spec(job).submit_ms, job});
-    const auto walltime = walltimes_queued_.find(ctx.state(job).walltime_ms);
+    by_gpus_[view.gpus()].erase({view.submit_ms(), job});
+    const auto walltime = walltimes_queued_.find(view.walltime_ms());
     if (--walltime->second == 0) walltimes_queued_.erase(walltime);
-    const JobState& state = ctx.state(job);
-    end_ms_[job] = saturating_add(state.last_start_ms, state.walltime_ms);
-    running_by_end_.emplace(end_ms_[job], job);
+    running_by_end_.emplace(view.walltime_end_ms(), job);
     if (job == reserved_job_) reservation_valid_ = false;
   }
 
   void start_from_head(const SchedContext& ctx, Decisions& decisions) {
-    while (!queue_.empty()) {
-      const JobIndex job = queue_.begin()->second;
-      if (ctx.cluster().free_gpus_of(ctx.job_gpu_type(job)) >= ctx.spec(job).gpus &&
+    while (!queue_->empty()) {
+      const JobIndex job = queue_->begin()->second;
+      if (ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus() &&
           decisions.try_start(job)) {
-        mirror_.track_start(ctx, job);
         started(ctx, job);
         continue;
       }
@@ -124,7 +105,6 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
       if (reservation_valid_ && reserved_job_ == job && reserved_ms_ <= ctx.now() &&
           ctx.cluster().can_allocate(reserved_gpus_)) {
         decisions.start(job, reserved_gpus_);
-        mirror_.track_start(ctx, job);
         started(ctx, job);
         continue;
       }
@@ -132,63 +112,55 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     }
   }
 
-  // T and P for the head: release running jobs in walltime-end order in the mirror until the
-  // strategy finds room; restore the mirror afterwards.
+  // T and P for the head: release running jobs in walltime-end order in the what-if cluster
+  // until the strategy finds room.
   void compute_reservation(const SchedContext& ctx, JobIndex head) {
     reserved_job_ = head;
     reservation_valid_ = true;
     reserved_ms_ = kNever;
     reserved_gpus_.clear();
-    Cluster& scratch = mirror_.scratch();
-    const GpuTypeIndex type = ctx.job_gpu_type(head);
-    const int gpus = ctx.spec(head).gpus;
-    std::vector<JobIndex> released;
+    WhatIf& what_if = ctx.what_if();
+    const GpuTypeIndex type = ctx.job(head).gpu_type();
+    const int gpus = ctx.job(head).gpus();
     for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
       const TimeMs end_ms = it->first;
-      for (; it != running_by_end_.end() && it->first == end_ms; ++it) {
-        scratch.release(ctx.state(it->second).placement);
-        released.push_back(it->second);
-      }
-      if (scratch.free_gpus_of(type) < gpus) continue;
-      if (auto placement = ctx.placement().place(scratch, type, gpus)) {
+      for (; it != running_by_end_.end() && it->first == end_ms; ++it) what_if.release(it->second);
+      if (auto placement = what_if.place(type, gpus)) {
         reserved_ms_ = std::max(end_ms, ctx.now());
         reserved_gpus_ = std::move(*placement);
         break;
       }
     }
-    for (JobIndex job : released) scratch.allocate(ctx.state(job).placement);
+    what_if.reset();
   }
 
   void backfill(const SchedContext& ctx, Decisions& decisions, bool full_pass) {
     if (!can_fit_any(ctx)) return;
-    std::vector<Entry> fresh;
+    std::vector<QueueEntry> fresh;
     if (!full_pass) {
-      std::sort(fresh_.begin(), fresh_.end());
-      for (const Entry& entry : fresh_)
-        if (entry.second != reserved_job_ && queue_.count(entry)) fresh.push_back(entry);
+      for (const QueueEntry& entry : ctx.changes().fresh_entries(ctx))
+        if (entry.second != reserved_job_ && queue_->count(entry)) fresh.push_back(entry);
       if (fresh.empty()) return;
     }
-    Cluster& scratch = mirror_.scratch();
-    // Hold the reservation's currently free GPUs in the mirror: what remains free there is
-    // what the reservation leaves spare.
-    held_.clear();
+    // Hold the reservation's currently free GPUs in the what-if cluster: what remains free
+    // there is what the reservation leaves spare. A job that ends before T and starts on
+    // them takes them over.
+    WhatIf& what_if = ctx.what_if();
+    Placement held;
     for (const auto& a : reserved_gpus_) {
-      const GpuMask mask = a.gpus & scratch.node(a.node).free_mask;
-      if (mask != 0) held_.push_back({a.node, mask});
+      const GpuMask mask = a.gpus & what_if.cluster().node(a.node).free_mask;
+      if (mask != 0) held.push_back({a.node, mask});
     }
-    if (!held_.empty()) scratch.allocate(held_);
+    if (!held.empty()) what_if.hold(held);
     if (full_pass) {
       full_backfill_pass(ctx, decisions);
     } else {
-      for (const Entry& entry : fresh) {
+      for (const QueueEntry& entry : fresh) {
         if (!can_fit_any(ctx)) break;
         try_backfill(ctx, decisions, entry.second);
       }
     }
-    Placement still_held;
-    for (const auto& a : held_)
-      if (a.gpus != 0) still_held.push_back(a);
-    if (!still_held.empty()) scratch.release(still_held);
+    what_if.reset();
   }
 
   // Every queued job but the head, in queue order, except those whose GPU count cannot fit
@@ -198,19 +170,19 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   // per-GPU-count queues that can still fit, so a pass over a long queue whose free GPUs are
   // few and scattered visits only the jobs small enough to use them.
   void full_backfill_pass(const SchedContext& ctx, Decisions& decisions) {
-    using Cursor = std::pair<std::set<Entry>::const_iterator, int>;  // (position, GPU count)
+    using Cursor = std::pair<std::set<QueueEntry>::const_iterator, int>;  // (position, GPUs)
     auto later = [](const Cursor& a, const Cursor& b) { return *b.first < *a.first; };
     std::vector<Cursor> heap;
-    // Jobs that may run past T must fit the spare GPUs (the mirror holds P during the pass);
-    // if no queued job is short enough to end by T, that is the bound for all of them.
+    // Jobs that may run past T must fit the spare GPUs (the what-if cluster holds P during the
+    // pass); if no queued job is short enough to end by T, that is the bound for all of them.
     const bool any_short =
         saturating_add(ctx.now(), walltimes_queued_.begin()->first) <= reserved_ms_;
-    auto make_bound = [&] { return FitBound(any_short ? ctx.cluster() : mirror_.scratch()); };
+    auto make_bound = [&] { return FitBound(any_short ? ctx.cluster() : ctx.what_if().cluster()); };
     FitBound bound = make_bound();
     for (const auto& [gpus, bucket] : by_gpus_)
       if (!bucket.empty() && bound.may_fit(gpus)) heap.emplace_back(bucket.begin(), gpus);
     std::make_heap(heap.begin(), heap.end(), later);
-    const JobIndex head = queue_.begin()->second;
+    const JobIndex head = queue_->begin()->second;
     while (!heap.empty() && can_fit_any(ctx)) {
       std::pop_heap(heap.begin(), heap.end(), later);
       auto& [it, gpus] = heap.back();
@@ -255,55 +227,31 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
 
   // Starts a non-head job now if it fits and cannot delay the reservation; true if started.
   bool try_backfill(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
-    const GpuTypeIndex type = ctx.job_gpu_type(job);
-    const int gpus = ctx.spec(job).gpus;
+    const GpuTypeIndex type = ctx.job(job).gpu_type();
+    const int gpus = ctx.job(job).gpus();
     if (ctx.cluster().free_gpus_of(type) < gpus) return false;
-    if (saturating_add(ctx.now(), ctx.state(job).walltime_ms) <= reserved_ms_) {
+    if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) <= reserved_ms_) {
       if (!decisions.try_start(job)) return false;
-      unhold_overlap(ctx.state(job).placement);
     } else {
-      Cluster& scratch = mirror_.scratch();
-      if (scratch.free_gpus_of(type) < gpus) return false;
-      auto placement = ctx.placement().place(scratch, type, gpus);
+      auto placement = ctx.what_if().place(type, gpus);
       if (!placement) return false;
       decisions.start(job, std::move(*placement));
     }
-    mirror_.track_start(ctx, job);
     started(ctx, job);
     return true;
   }
 
-  // A job that ends before T may use reserved GPUs: they stop being held for the pass.
-  void unhold_overlap(const Placement& placement) {
-    for (const auto& a : placement) {
-      const auto it =
-          std::lower_bound(held_.begin(), held_.end(), a.node,
-                           [](const NodeAllocation& h, NodeIndex node) { return h.node < node; });
-      if (it == held_.end() || it->node != a.node) continue;
-      const GpuMask overlap = it->gpus & a.gpus;
-      if (overlap == 0) continue;
-      mirror_.scratch().release({{a.node, overlap}});
-      it->gpus &= ~overlap;
-    }
-  }
-
-  std::set<Entry> queue_;
-  std::vector<Entry> fresh_;                          // queued since the last schedule()
+  const QueueView* queue_ = nullptr;                  // the framework's, in submit order
   std::map<int, std::uint32_t> gpus_queued_;          // queued jobs per GPU count (smallest first)
   std::map<TimeMs, std::uint32_t> walltimes_queued_;  // queued jobs per walltime
   // The queue split by GPU count; buckets are never erased (a pass holds iterators to them).
-  std::map<int, std::set<Entry>> by_gpus_;
-  std::set<std::pair<TimeMs, JobIndex>> running_by_end_;
-  std::vector<TimeMs> end_ms_;  // [job] walltime-based end of its current attempt
-  ClusterMirror mirror_;
-  bool released_ = true;
-  std::uint64_t node_state_version_ = 0;
+  std::map<int, std::set<QueueEntry>> by_gpus_;
+  std::set<std::pair<TimeMs, JobIndex>> running_by_end_;  // (walltime-based end, job)
 
   bool reservation_valid_ = false;
   JobIndex reserved_job_ = 0;
   TimeMs reserved_ms_ = kNever;
   Placement reserved_gpus_;
-  Placement held_;  // scratch: reserved GPUs held in the mirror during a backfill pass
 };
 
 }  // namespace

@@ -17,7 +17,7 @@ class FifoPolicy final : public GreedyPolicy {
 
  protected:
   OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    return {ctx.spec(job).submit_ms, 0};
+    return {ctx.job(job).submit_ms(), 0};
   }
 };
 

@@ -9,7 +9,8 @@
 // queues, choosing the victims with the least work lost (see choose_victims in policy_kit.hpp);
 // jobs in the same queue never preempt each other. Progress guard: a job is never preempted
 // before its current attempt has kept at least as much work as the restart overhead the
-// preemption costs (up to a checkpoint: progress_guard_ms in policy_kit.hpp), so short queue
+// preemption costs (up to a checkpoint: SchedContext::earliest_useful_preemption_ms, which
+// counts progress at the job's speed-model rate), so short queue
 // quanta cannot livelock jobs that would lose each run. A running job moves down a queue the
 // moment
 // its service crosses a threshold (the policy wakes itself then). Starvation guard: a job that
@@ -32,7 +33,6 @@
 #include <set>
 #include <tuple>
 
-#include "schedlab/availability_profile.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/policy_kit.hpp"
 
@@ -46,27 +46,30 @@ class LasPolicy final : public Policy {
   LasPolicy(std::vector<std::int64_t> thresholds_gpu_ms, double starvation)
       : thresholds_gpu_ms_(std::move(thresholds_gpu_ms)), starvation_(starvation) {}
 
+  void on_begin(const SchedContext& /*ctx*/, const RunSizes& sizes) override {
+    queue_of_.assign(sizes.jobs, 0);
+    base_gpu_ms_.assign(sizes.jobs, 0);
+    last_run_ms_.assign(sizes.jobs, 0);
+    demote_ms_.assign(sizes.jobs, kNever);
+    promote_ms_.assign(sizes.jobs, kNever);
+  }
+
   void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
 
-  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+  void on_finish(const SchedContext& /*ctx*/, JobIndex job) override { stopped(job); }
 
   void on_requeue(const SchedContext& ctx, JobIndex job) override {
-    stopped(ctx, job);
-    const JobState& state = ctx.state(job);
-    last_run_ms_[job] = ctx.now() - state.last_start_ms;
+    stopped(job);
+    last_run_ms_[job] = ctx.now() - ctx.job(job).last_start_ms();
     enqueue(ctx, job);
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    mirror_.begin(ctx);
     if (ctx.now() >= recheck_ms_) {  // a victim some job waited for became eligible
       rescan_ = true;
       recheck_ms_ = kNever;
     }
-    if (ctx.cluster().node_state_version() != node_state_version_) {  // nodes came or went
-      node_state_version_ = ctx.cluster().node_state_version();
-      rescan_ = true;
-    }
+    if (ctx.changes().nodes_changed) rescan_ = true;
     apply_demotions(ctx);
     apply_promotions(ctx);
     std::uint32_t lowest_failed_queue = kNoQueue;
@@ -83,8 +86,8 @@ class LasPolicy final : public Policy {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         return false;
       }
-      const GpuTypeIndex type = ctx.job_gpu_type(job);
-      const int gpus = ctx.spec(job).gpus;
+      const GpuTypeIndex type = ctx.job(job).gpu_type();
+      const int gpus = ctx.job(job).gpus();
       if (failed.rules_out(type, gpus)) {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         return true;
@@ -105,12 +108,14 @@ class LasPolicy final : public Policy {
       // started() erases only the visited entry; victims rejoin waiting_ after schedule().
       for (auto it = waiting_.begin(); it != waiting_.end();)
         if (!visit(*it++)) break;
-    } else {
-      std::sort(fresh_.begin(), fresh_.end());
-      for (const Entry& entry : fresh_)
+    } else {  // only jobs queued since the last call can start
+      std::vector<Entry> fresh;
+      for (JobIndex job : ctx.changes().arrived) fresh.push_back(entry_of(ctx, job));
+      for (JobIndex job : ctx.changes().requeued) fresh.push_back(entry_of(ctx, job));
+      std::sort(fresh.begin(), fresh.end());
+      for (const Entry& entry : fresh)
         if (waiting_.count(entry) && !visit(entry)) break;
     }
-    fresh_.clear();
     if (!demotions_.empty()) wake_ms = std::min(wake_ms, demotions_.begin()->first);
     if (!promotions_.empty()) wake_ms = std::min(wake_ms, promotions_.begin()->first);
     if (wake_ms != kNever && wake_ms > ctx.now()) decisions.wake_at(wake_ms);
@@ -121,25 +126,15 @@ class LasPolicy final : public Policy {
   using Entry = std::tuple<std::uint32_t, TimeMs, JobIndex>;  // (queue, submit, job)
 
   static bool fits(const SchedContext& ctx, JobIndex job) {
-    return ctx.cluster().free_gpus_of(ctx.job_gpu_type(job)) >= ctx.spec(job).gpus;
-  }
-
-  void ensure_size(const SchedContext& ctx) {
-    if (!queue_of_.empty()) return;
-    const std::size_t n = ctx.trace().jobs.size();
-    queue_of_.assign(n, 0);
-    base_gpu_ms_.assign(n, 0);
-    last_run_ms_.assign(n, 0);
-    demote_ms_.assign(n, kNever);
-    promote_ms_.assign(n, kNever);
+    return ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus();
   }
 
   // Attained service since the last promotion, in GPU-ms.
   std::int64_t service_gpu_ms(const SchedContext& ctx, JobIndex job) const {
-    const JobState& s = ctx.state(job);
-    TimeMs held_ms = s.run_ms;
-    if (s.status == JobStatus::kRunning) held_ms += ctx.now() - s.last_start_ms;
-    return held_ms * ctx.spec(job).gpus - base_gpu_ms_[job];
+    const JobView view = ctx.job(job);
+    TimeMs held_ms = view.held_ms();
+    if (view.status() == JobStatus::kRunning) held_ms += ctx.now() - view.last_start_ms();
+    return held_ms * view.gpus() - base_gpu_ms_[job];
   }
 
   std::uint32_t queue_for(std::int64_t service_gpu_ms) const {
@@ -149,15 +144,12 @@ class LasPolicy final : public Policy {
   }
 
   Entry entry_of(const SchedContext& ctx, JobIndex job) const {
-    return {queue_of_[job], ctx.spec(job).submit_ms, job};
+    return {queue_of_[job], ctx.job(job).submit_ms(), job};
   }
 
   void enqueue(const SchedContext& ctx, JobIndex job) {
-    ensure_size(ctx);
     queue_of_[job] = queue_for(service_gpu_ms(ctx, job));
-    const Entry entry = entry_of(ctx, job);
-    waiting_.insert(entry);
-    fresh_.push_back(entry);
+    waiting_.insert(entry_of(ctx, job));
     if (starvation_ > 0 && queue_of_[job] > 0 && last_run_ms_[job] > 0) {
       const auto wait_ms =
           static_cast<TimeMs>(std::ceil(starvation_ * static_cast<double>(last_run_ms_[job])));
@@ -166,12 +158,11 @@ class LasPolicy final : public Policy {
     }
   }
 
-  void stopped(const SchedContext& ctx, JobIndex job) {
-    if (!mirror_.holds(job)) return;
-    running_.erase({queue_of_[job], job});
+  // No-op for a job already stopped (a victim is stopped when preempted and again on requeue).
+  void stopped(JobIndex job) {
+    if (running_.erase({queue_of_[job], job}) == 0) return;
     demotions_.erase({demote_ms_[job], job});
     demote_ms_[job] = kNever;
-    mirror_.track_stop(ctx, job);
     rescan_ = true;
   }
 
@@ -180,7 +171,7 @@ class LasPolicy final : public Policy {
     const std::uint32_t queue = queue_of_[job];
     if (queue >= thresholds_gpu_ms_.size()) return kNever;
     const std::int64_t need_gpu_ms = thresholds_gpu_ms_[queue] - service_gpu_ms(ctx, job);
-    const std::int64_t gpus = ctx.spec(job).gpus;
+    const std::int64_t gpus = ctx.job(job).gpus();
     return ctx.now() + std::max<std::int64_t>(1, (need_gpu_ms + gpus - 1) / gpus);
   }
 
@@ -196,7 +187,6 @@ class LasPolicy final : public Policy {
       promote_ms_[job] = kNever;
     }
     running_.emplace(queue_of_[job], job);
-    mirror_.track_start(ctx, job);
     schedule_demotion(ctx, job);
     // A job left waiting in a lower-numbered queue may preempt this one next time.
     if (queue_of_[job] > lowest_failed_queue) rescan_ = true;
@@ -232,22 +222,22 @@ class LasPolicy final : public Policy {
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, JobIndex job, std::uint32_t queue,
                    TimeMs& wake_ms) {
     std::vector<JobIndex> candidates;
-    std::int64_t reachable = ctx.cluster().free_gpus_of(ctx.job_gpu_type(job));
+    std::int64_t reachable = ctx.cluster().free_gpus_of(ctx.job(job).gpu_type());
     TimeMs not_before_ms = kNever;
     for (auto it = running_.rbegin(); it != running_.rend() && it->first > queue; ++it) {
-      if (!ctx.spec(it->second).preemptible) continue;
-      const TimeMs eligible_ms = progress_guard_ms(ctx, it->second);
+      if (!ctx.job(it->second).preemptible()) continue;
+      const TimeMs eligible_ms = ctx.earliest_useful_preemption_ms(it->second);
       if (eligible_ms > ctx.now()) {
         not_before_ms = std::min(not_before_ms, eligible_ms);
         continue;
       }
       candidates.push_back(it->second);
-      reachable += ctx.spec(it->second).gpus;
+      reachable += ctx.job(it->second).gpus();
     }
     std::optional<std::vector<JobIndex>> victims;
-    if (reachable >= ctx.spec(job).gpus) {
+    if (reachable >= ctx.job(job).gpus()) {
       std::sort(candidates.begin(), candidates.end());
-      victims = choose_victims(ctx, mirror_, job, candidates);
+      victims = choose_victims(ctx, job, candidates);
     }
     if (!victims) {
       wake_ms = std::min(wake_ms, not_before_ms);
@@ -256,7 +246,7 @@ class LasPolicy final : public Policy {
     }
     for (JobIndex victim : *victims) {
       decisions.preempt(victim);
-      stopped(ctx, victim);
+      stopped(victim);
     }
     const bool ok = decisions.try_start(job);
     SCHEDLAB_ASSERT(ok, "a job starts once its victims are preempted");
@@ -266,7 +256,6 @@ class LasPolicy final : public Policy {
   std::vector<std::int64_t> thresholds_gpu_ms_;
   double starvation_;
   std::set<Entry> waiting_;
-  std::vector<Entry> fresh_;                              // queued since the last schedule()
   std::set<std::pair<std::uint32_t, JobIndex>> running_;  // (queue, job)
   std::set<std::pair<TimeMs, JobIndex>> demotions_;       // (time, running job)
   std::set<std::pair<TimeMs, JobIndex>> promotions_;      // (time, waiting job)
@@ -275,10 +264,8 @@ class LasPolicy final : public Policy {
   std::vector<TimeMs> last_run_ms_;        // length of the attempt that ended last
   std::vector<TimeMs> demote_ms_;
   std::vector<TimeMs> promote_ms_;
-  ClusterMirror mirror_;
   bool rescan_ = true;
   TimeMs recheck_ms_ = kNever;  // when a victim that was not yet eligible becomes eligible
-  std::uint64_t node_state_version_ = 0;
 };
 
 }  // namespace

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <set>
 
-#include "schedlab/availability_profile.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/greedy_policy.hpp"
 #include "schedlab/policy_kit.hpp"
@@ -47,19 +46,18 @@ class PreemptivePolicy final : public Policy {
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    mirror_.begin(ctx);
     TimeMs wake_ms = kNever;
     // Later jobs have no higher priority, so no more victims or free GPUs (see FailedSizes).
     FailedSizes failed(ctx.cluster());
     for (auto it = queue_.begin(); it != queue_.end();) {
       const JobIndex job = it->second;
-      const std::int64_t priority = ctx.spec(job).priority;
+      const std::int64_t priority = ctx.job(job).priority();
       const bool victims_exist = !running_.empty() && running_.begin()->first < priority;
       // With no GPU free and no victim, nothing later can start.
       if (ctx.cluster().free_gpus() == 0 && !victims_exist) break;
       ++it;  // `job` may leave the queue below
-      const GpuTypeIndex type = ctx.job_gpu_type(job);
-      const int gpus = ctx.spec(job).gpus;
+      const GpuTypeIndex type = ctx.job(job).gpu_type();
+      const int gpus = ctx.job(job).gpus();
       if (failed.rules_out(type, gpus)) continue;
       if (fits(ctx, job) && decisions.try_start(job)) {
         started(ctx, job);
@@ -79,48 +77,45 @@ class PreemptivePolicy final : public Policy {
   using Entry = std::pair<OrderKey, JobIndex>;
 
   static bool fits(const SchedContext& ctx, JobIndex job) {
-    return ctx.cluster().free_gpus_of(ctx.job_gpu_type(job)) >= ctx.spec(job).gpus;
+    return ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus();
   }
 
   static Entry entry_of(const SchedContext& ctx, JobIndex job) {
-    return {{-ctx.spec(job).priority, ctx.spec(job).submit_ms}, job};
+    return {{-ctx.job(job).priority(), ctx.job(job).submit_ms()}, job};
   }
 
   void enqueue(const SchedContext& ctx, JobIndex job) { queue_.insert(entry_of(ctx, job)); }
 
   void stopped(const SchedContext& ctx, JobIndex job) {
-    if (!mirror_.holds(job)) return;
-    running_.erase({ctx.spec(job).priority, job});
-    mirror_.track_stop(ctx, job);
+    running_.erase({ctx.job(job).priority(), job});
   }
 
   void started(const SchedContext& ctx, JobIndex job) {
     queue_.erase(entry_of(ctx, job));
-    running_.emplace(ctx.spec(job).priority, job);
-    mirror_.track_start(ctx, job);
+    running_.emplace(ctx.job(job).priority(), job);
   }
 
   // Preempts the cheapest eligible victims that make room for `job`, then starts it. Records
   // in `wake_ms` when a protected victim becomes eligible.
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, JobIndex job, TimeMs& wake_ms) {
-    const std::int64_t priority = ctx.spec(job).priority;
-    const GpuTypeIndex type = ctx.job_gpu_type(job);
+    const std::int64_t priority = ctx.job(job).priority();
+    const GpuTypeIndex type = ctx.job(job).gpu_type();
     std::vector<JobIndex> candidates;
     std::int64_t reachable = ctx.cluster().free_gpus_of(type);
     TimeMs protected_until_ms = kNever;
     for (auto it = running_.begin(); it != running_.end() && it->first < priority; ++it) {
       const JobIndex victim = it->second;
-      if (!ctx.spec(victim).preemptible) continue;
-      const TimeMs eligible_ms = saturating_add(ctx.state(victim).last_start_ms, min_runtime_ms_);
+      if (!ctx.job(victim).preemptible()) continue;
+      const TimeMs eligible_ms = saturating_add(ctx.job(victim).last_start_ms(), min_runtime_ms_);
       if (eligible_ms > ctx.now()) {
         protected_until_ms = std::min(protected_until_ms, eligible_ms);
         continue;
       }
       candidates.push_back(victim);
-      reachable += ctx.spec(victim).gpus;
+      reachable += ctx.job(victim).gpus();
     }
-    auto victims = reachable >= ctx.spec(job).gpus ? choose_victims(ctx, mirror_, job, candidates)
-                                                   : std::nullopt;
+    auto victims =
+        reachable >= ctx.job(job).gpus() ? choose_victims(ctx, job, candidates) : std::nullopt;
     if (!victims) {
       wake_ms = std::min(wake_ms, protected_until_ms);
       return false;
@@ -139,7 +134,6 @@ class PreemptivePolicy final : public Policy {
   bool blocking_;
   std::set<Entry> queue_;
   std::set<std::pair<std::int64_t, JobIndex>> running_;  // (priority, job)
-  ClusterMirror mirror_;
 };
 
 }  // namespace

@@ -37,10 +37,10 @@ class PriorityPolicy final : public GreedyPolicy {
 
  protected:
   OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    const JobSpec& spec = ctx.spec(job);
-    if (aging_ms_ == 0) return {-spec.priority, spec.submit_ms};
-    return {saturating_sub_mul(ctx.state(job).queued_since_ms, spec.priority, aging_ms_),
-            spec.submit_ms};
+    const JobView view = ctx.job(job);
+    if (aging_ms_ == 0) return {-view.priority(), view.submit_ms()};
+    return {saturating_sub_mul(view.queued_since_ms(), view.priority(), aging_ms_),
+            view.submit_ms()};
   }
 
  private:

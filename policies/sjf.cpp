@@ -18,7 +18,7 @@ class SjfPolicy final : public GreedyPolicy {
 
  protected:
   OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    return {ctx.state(job).walltime_ms, ctx.spec(job).submit_ms};
+    return {ctx.job(job).walltime_ms(), ctx.job(job).submit_ms()};
   }
 };
 

@@ -15,17 +15,19 @@
 #include "schedlab/power_model.hpp"
 #include "schedlab/random.hpp"
 #include "schedlab/speed_model.hpp"
+#include "what_if_cluster.hpp"
 
 namespace schedlab {
 
-class Engine::Impl final : public SchedContext, public Decisions {
+class Engine::Impl final : public SchedContext, public RunView, public Decisions {
  public:
   Impl(const Trace& trace, const Cluster& cluster, Policy& policy, const RunOptions& options)
       : trace_(trace),
         cluster_(cluster),
         policy_(policy),
         options_(options),
-        placement_(make_placement(options.placement)) {
+        placement_(make_placement(options.placement)),
+        what_if_(cluster_, *placement_, states_) {
     const std::size_t n = trace.jobs.size();
     SCHEDLAB_ASSERT(n < 0xFFFFFFFFu, "job count fits a JobIndex");
     states_.resize(n);
@@ -36,6 +38,13 @@ class Engine::Impl final : public SchedContext, public Decisions {
       JobState& state = states_[j];
       state.remaining_work_ms = spec.duration_ms;
       state.walltime_ms = effective_walltime(spec);
+      // Each job's checkpoint and restart settings: its trace column, else the run's option.
+      state.checkpoint_interval_ms = spec.checkpoint_interval_ms != kUnsetMs
+                                         ? spec.checkpoint_interval_ms
+                                         : options.checkpoint_interval_ms;
+      state.restart_overhead_ms = spec.restart_overhead_ms != kUnsetMs
+                                      ? spec.restart_overhead_ms
+                                      : options.restart_overhead_ms;
       if (spec.gpu_type != 0) {
         const std::string& name = trace.strings.str(spec.gpu_type);
         const auto type = cluster_.find_gpu_type(name);
@@ -51,17 +60,75 @@ class Engine::Impl final : public SchedContext, public Decisions {
     init_cluster_models();
   }
 
-  // --- SchedContext ---
+  // --- SchedContext and RunView ---
   TimeMs now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
-  const Trace& trace() const override { return trace_; }
-  const JobState& state(JobIndex job) const override { return states_[job]; }
   const RunOptions& options() const override { return options_; }
-  GpuTypeIndex job_gpu_type(JobIndex job) const override { return job_type_[job]; }
   const std::vector<JobIndex>& running() const override { return running_; }
   std::size_t queued_jobs() const override { return queued_jobs_; }
   std::int64_t queued_gpus() const override { return queued_gpus_; }
+
+  // --- RunView ---
+  const Trace& trace() const override { return trace_; }
+  const JobState& state(JobIndex job) const override { return states_[job]; }
+  GpuTypeIndex job_gpu_type(JobIndex job) const override { return job_type_[job]; }
+
+  // --- SchedContext ---
+  JobView job(JobIndex job) const override {
+    SCHEDLAB_ASSERT(job < states_.size(), "policies ask about jobs of the trace");
+    return JobView(trace_.jobs[job], states_[job],
+                   job_type_[job] == kUnknownType ? kAnyGpuType : job_type_[job]);
+  }
+  const StringPool& strings() const override { return trace_.strings; }
+  std::size_t job_count() const override { return states_.size(); }
   const PlacementStrategy& placement() const override { return *placement_; }
+  WhatIf& what_if() const override { return what_if_; }
+  const Changes& changes() const override { return changes_; }
+
+  const QueueView& queue() const override {
+    if (!queue_view_on_) {  // built on first use, kept from then on
+      queue_view_on_ = true;
+      for (JobIndex j = 0; j < states_.size(); ++j)
+        if (states_[j].status == JobStatus::kQueued)
+          queue_view_.emplace(trace_.jobs[j].submit_ms, j);
+    }
+    return queue_view_;
+  }
+
+  TimeMs work_done_ms(JobIndex job) const override {
+    const JobState& s = states_[job];
+    const TimeMs before_ms = trace_.jobs[job].duration_ms - s.remaining_work_ms;
+    if (s.status != JobStatus::kRunning) return before_ms;
+    return before_ms + attempt_progress_ms(s, now_ - s.last_start_ms);
+  }
+
+  TimeMs work_saved_if_preempted_ms(JobIndex job) const override {
+    require_running(job, "work_saved_if_preempted_ms");
+    return saved_at_preemption_ms(states_[job], work_done_ms(job));
+  }
+
+  std::int64_t preemption_cost_gpu_ms(JobIndex job) const override {
+    require_running(job, "preemption_cost_gpu_ms");
+    const JobState& s = states_[job];
+    const TimeMs done_ms = work_done_ms(job);
+    return (done_ms - saved_at_preemption_ms(s, done_ms) + s.restart_overhead_ms) *
+           trace_.jobs[job].gpus;
+  }
+
+  TimeMs earliest_useful_preemption_ms(JobIndex job) const override {
+    require_running(job, "earliest_useful_preemption_ms");
+    const JobState& s = states_[job];
+    const TimeMs start_work_ms = trace_.jobs[job].duration_ms - s.remaining_work_ms;
+    TimeMs target_ms = start_work_ms + std::max<TimeMs>(1, s.restart_overhead_ms);
+    const TimeMs interval_ms = s.checkpoint_interval_ms;
+    if (interval_ms > 0) target_ms = (target_ms + interval_ms - 1) / interval_ms * interval_ms;
+    const TimeMs progress_start_ms = saturating_add(s.last_start_ms, s.overhead_ms);
+    const TimeMs needed_ms = target_ms - start_work_ms;
+    // Never useful before the attempt's work is done: its end.
+    if (needed_ms >= s.remaining_work_ms)
+      return saturating_add(progress_start_ms, work_time_ms(s.remaining_work_ms, s.slowdown));
+    return saturating_add(progress_start_ms, held_ms_for_work(s, needed_ms));
+  }
 
   // --- Decisions ---
   void start(JobIndex job, Placement placement) override {
@@ -88,7 +155,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     state.placement = std::move(placement);
     state.last_start_ms = now_;
     if (state.first_start_ms == kUnsetMs) state.first_start_ms = now_;
-    state.overhead_ms = state.restarts > 0 ? restart_overhead(spec) : 0;
+    state.overhead_ms = state.restarts > 0 ? state.restart_overhead_ms : 0;
     state.status = JobStatus::kRunning;
     TimeMs work_ms = state.remaining_work_ms;
     if (models_on_) {
@@ -103,6 +170,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
     events_.push(end_ms, EventKind::kJobEnd, job, state.attempt);
     running_pos_[job] = static_cast<std::uint32_t>(running_.size());
     running_.push_back(job);
+    if (queue_view_on_) queue_view_.erase({spec.submit_ms, job});
+    what_if_.on_real_start(state.placement);
     --queued_jobs_;
     queued_gpus_ -= spec.gpus;
     if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] -= spec.gpus;
@@ -122,13 +191,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (state.status != JobStatus::kRunning) policy_error("preempt", job, "job is not running");
     if (!spec.preemptible) policy_error("preempt", job, "job is not preemptible");
     const TimeMs done_ms = end_attempt(job);
-    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs
-                                   ? spec.checkpoint_interval_ms
-                                   : options_.checkpoint_interval_ms;
-    // With an interval, checkpoints exist at every whole multiple of it; without, one is taken now.
-    const TimeMs saved_ms =
-        interval_ms > 0 ? std::max(state.checkpointed_work_ms, done_ms / interval_ms * interval_ms)
-                        : done_ms;
+    const TimeMs saved_ms = saved_at_preemption_ms(state, done_ms);
+    count_interruption(job, saved_ms, done_ms, "preempted");
     state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
     state.checkpointed_work_ms = saved_ms;
     state.remaining_work_ms = spec.duration_ms - saved_ms;
@@ -165,6 +229,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
     push_next_arrivals();
     if (models_on_) start_cluster_models();
     for (auto* observer : observers_) observer->on_begin(*this);
+    policy_.on_begin(*this, RunSizes{n, cluster_.node_count(), cluster_.total_gpus(),
+                                     cluster_.gpu_types().size()});
     std::vector<Event> batch;
     while (!events_.empty() && final_count_ < n) {
       batch.clear();
@@ -190,8 +256,10 @@ class Engine::Impl final : public SchedContext, public Decisions {
             break;
         }
         ++stats_.events;
+        ++events_since_progress_;
         applied_any = true;
       }
+      if (events_since_progress_ > kMaxEventsWithoutProgress) throw_no_progress();
       if (pending_arrivals_ == 0) push_next_arrivals();
       if (!applied_any) continue;
       ++stats_.instants;
@@ -229,10 +297,62 @@ class Engine::Impl final : public SchedContext, public Decisions {
     return spec.duration_ms;
   }
 
-  TimeMs restart_overhead(const JobSpec& spec) const {
-    return spec.restart_overhead_ms != kUnsetMs ? spec.restart_overhead_ms
-                                                : options_.restart_overhead_ms;
+  // Work done by an attempt after `elapsed_ms` held: nothing during its restart overhead, then
+  // progress at its slowdown, never more than the work it had left.
+  static TimeMs attempt_progress_ms(const JobState& s, TimeMs elapsed_ms) {
+    const TimeMs overhead_spent_ms = std::min(elapsed_ms, s.overhead_ms);
+    return s.slowdown == 1.0 ? std::min(elapsed_ms - overhead_spent_ms, s.remaining_work_ms)
+                             : progress_at_slowdown(elapsed_ms - overhead_spent_ms,
+                                                    s.remaining_work_ms, s.slowdown);
   }
+
+  // Progress time after which an attempt has done `work_ms` (< its remaining work).
+  static TimeMs held_ms_for_work(const JobState& s, TimeMs work_ms) {
+    if (s.slowdown == 1.0) return work_ms;
+    TimeMs held_ms = work_time_ms(work_ms, s.slowdown);
+    while (progress_at_slowdown(held_ms, s.remaining_work_ms, s.slowdown) < work_ms) ++held_ms;
+    return held_ms;
+  }
+
+  // Work kept when an attempt that has done `done_ms` in all is preempted: with a checkpoint
+  // interval, checkpoints exist at every whole multiple of it; without, one is taken now.
+  static TimeMs saved_at_preemption_ms(const JobState& s, TimeMs done_ms) {
+    const TimeMs interval_ms = s.checkpoint_interval_ms;
+    return interval_ms > 0 ? std::max(s.checkpointed_work_ms, done_ms / interval_ms * interval_ms)
+                           : done_ms;
+  }
+
+  void require_running(JobIndex job, const char* what) const {
+    if (job >= states_.size() || states_[job].status != JobStatus::kRunning)
+      throw PolicyError(
+          fmt::format("policy asked for {} of job index {}, which is not running", what, job));
+  }
+
+  // An interruption that keeps no more work than the job had saved before is fruitless; a job
+  // interrupted kMaxFruitlessInterruptions times in a row that way can never finish, and the run
+  // would grow without end: it stops with exit 3 naming the job.
+  void count_interruption(JobIndex job, TimeMs saved_ms, TimeMs done_ms, const char* how) {
+    const JobState& state = states_[job];
+    const JobSpec& spec = trace_.jobs[job];
+    if (fruitless_interruptions_.empty()) fruitless_interruptions_.assign(states_.size(), 0);
+    if (saved_ms > state.checkpointed_work_ms || done_ms == spec.duration_ms) {
+      fruitless_interruptions_[job] = 0;
+      note_progress();
+      return;
+    }
+    if (++fruitless_interruptions_[job] < kMaxFruitlessInterruptions) return;
+    throw StuckError(fmt::format(
+        "run cannot finish at t={} s: job '{}' was interrupted {} times in a row without reaching "
+        "a new checkpoint ({} s of its {} s saved; last {}); the policy preempts it before it "
+        "saves work, or failures come faster than its checkpoints",
+        static_cast<double>(now_) / kMsPerSecond, spec.id, kMaxFruitlessInterruptions,
+        static_cast<double>(saved_ms) / kMsPerSecond,
+        static_cast<double>(spec.duration_ms) / kMsPerSecond, how));
+  }
+
+  // Something that brings the run closer to its end happened: an arrival, a job ending, or a
+  // job's saved work advancing.
+  void note_progress() { events_since_progress_ = 0; }
 
   const JobSpec& job_spec(JobIndex job, const char* what) const {
     if (job >= trace_.jobs.size())
@@ -265,6 +385,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
 
   void submit(JobIndex job) {
     --pending_arrivals_;
+    note_progress();
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
     const GpuTypeIndex type = job_type_[job];
@@ -289,9 +410,11 @@ class Engine::Impl final : public SchedContext, public Decisions {
     }
     state.status = JobStatus::kQueued;
     state.queued_since_ms = now_;
+    if (queue_view_on_) queue_view_.emplace(spec.submit_ms, job);
     ++queued_jobs_;
     queued_gpus_ += spec.gpus;
     if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += spec.gpus;
+    changes_.arrived.push_back(job);
     notify(job, JobTransition::kSubmitted);
     policy_.on_submit(*this, job);
   }
@@ -303,10 +426,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     JobState& state = states_[job];
     const TimeMs elapsed_ms = now_ - state.last_start_ms;
     const TimeMs overhead_spent_ms = std::min(elapsed_ms, state.overhead_ms);
-    const TimeMs progress_ms =
-        state.slowdown == 1.0 ? std::min(elapsed_ms - overhead_spent_ms, state.remaining_work_ms)
-                              : progress_at_slowdown(elapsed_ms - overhead_spent_ms,
-                                                     state.remaining_work_ms, state.slowdown);
+    const TimeMs progress_ms = attempt_progress_ms(state, elapsed_ms);
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
     double power_w = 0.0;
@@ -315,6 +435,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     if (job_energy_extended_) power_w = (power_w + node_base_share_w(state.placement)) * pue_;
     state.energy_j += power_w * static_cast<double>(elapsed_ms) / kMsPerSecond;
     cluster_.release(state.placement);
+    what_if_.on_real_stop(state.placement);
     if (power_saving_on_) arm_idle_timers(state.placement);
     const std::uint32_t pos = running_pos_[job];
     SCHEDLAB_ASSERT(pos != kNotRunning && running_[pos] == job, "running index is consistent");
@@ -327,6 +448,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
 
   void requeue(JobIndex job) {
     JobState& state = states_[job];
+    if (queue_view_on_) queue_view_.emplace(trace_.jobs[job].submit_ms, job);
     state.status = JobStatus::kQueued;
     state.queued_since_ms = now_;
     ++queued_jobs_;
@@ -337,8 +459,12 @@ class Engine::Impl final : public SchedContext, public Decisions {
   void finish(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
+    const bool early = now_ < saturating_add(state.last_start_ms, state.walltime_ms);
     const TimeMs done_ms = end_attempt(job);
     const bool completed = done_ms >= spec.duration_ms;
+    note_progress();
+    changes_.ended.push_back(job);
+    changes_.ended_early = changes_.ended_early || early;
     state.remaining_work_ms = spec.duration_ms - done_ms;
     state.status = completed ? JobStatus::kCompleted : JobStatus::kWalltimeReached;
     state.finish_ms = now_;
@@ -348,12 +474,26 @@ class Engine::Impl final : public SchedContext, public Decisions {
     policy_.on_finish(*this, job);
   }
 
+  // A running job came back to the queue: its GPUs are free before its walltime-based end.
+  void note_requeue_change(JobIndex job) {
+    changes_.requeued.push_back(job);
+    changes_.ended_early = true;
+  }
+
   void call_policy() {
     in_schedule_ = true;
     ++stats_.policy_calls;
     policy_.schedule(*this, *this);
     in_schedule_ = false;
-    for (JobIndex job : pending_requeue_) policy_.on_requeue(*this, job);
+    what_if_.reset();
+    what_if_.check_equal(cluster_);
+    changes_ = Changes{};
+    changes_.nodes_changed = nodes_changed_in_call_;  // the policy woke nodes: seen next call
+    nodes_changed_in_call_ = false;
+    for (JobIndex job : pending_requeue_) {
+      note_requeue_change(job);
+      policy_.on_requeue(*this, job);
+    }
     pending_requeue_.clear();
   }
 
@@ -446,6 +586,8 @@ class Engine::Impl final : public SchedContext, public Decisions {
   void set_node_state(NodeIndex node, NodeState state) {
     const NodeState from = cluster_.node_state(node);
     cluster_.set_node_state(node, state);
+    changes_.nodes_changed = true;
+    if (in_schedule_) nodes_changed_in_call_ = true;
     ++node_gen_[node];
     if (power_saving_on_) idle_since_ms_[node] = kUnsetMs;
     for (auto* observer : observers_) observer->on_node(*this, node, from);
@@ -630,16 +772,15 @@ class Engine::Impl final : public SchedContext, public Decisions {
     SCHEDLAB_ASSERT(state.status == JobStatus::kRunning,
                     "a failed node's GPUs belong to running jobs");
     const TimeMs done_ms = end_attempt(job);
-    const TimeMs interval_ms = spec.checkpoint_interval_ms != kUnsetMs
-                                   ? spec.checkpoint_interval_ms
-                                   : options_.checkpoint_interval_ms;
+    const TimeMs interval_ms = state.checkpoint_interval_ms;
     const TimeMs periodic_ms = interval_ms > 0 ? done_ms / interval_ms * interval_ms : 0;
     const TimeMs saved_ms = std::max(state.checkpointed_work_ms, periodic_ms);
     // A job whose attempts keep dying before its next checkpoint can never finish: the run would
     // loop (and buffer metrics) forever. Stop it with a message instead (exit 3).
-    if (saved_ms > state.checkpointed_work_ms || done_ms == spec.duration_ms)
+    if (saved_ms > state.checkpointed_work_ms || done_ms == spec.duration_ms) {
       fruitless_failures_[job] = 0;
-    else if (++fruitless_failures_[job] >= kMaxFruitlessFailures)
+      note_progress();
+    } else if (++fruitless_failures_[job] >= kMaxFruitlessFailures)
       throw StuckError(fmt::format(
           "run cannot finish at t={} s: job '{}' failed {} times in a row without reaching a new "
           "checkpoint ({} s of its {} s saved); lower the failure rate or set a checkpoint "
@@ -653,6 +794,7 @@ class Engine::Impl final : public SchedContext, public Decisions {
     ++state.restarts;
     if (state.failures < 0xFFFF) ++state.failures;
     requeue(job);
+    note_requeue_change(job);
     notify(job, JobTransition::kFailed);
     policy_.on_requeue(*this, job);
   }
@@ -681,6 +823,23 @@ class Engine::Impl final : public SchedContext, public Decisions {
       failure_chain_paused_ = false;
       schedule_next_failure();
     }
+  }
+
+  // The run applied kMaxEventsWithoutProgress events without an arrival, a job ending or any
+  // job's saved work advancing: it would go on (and grow) without end.
+  [[noreturn]] void throw_no_progress() const {
+    std::string names;
+    std::size_t count = 0;
+    for (JobIndex j = 0; j < states_.size(); ++j) {
+      if (states_[j].status != JobStatus::kQueued && states_[j].status != JobStatus::kRunning)
+        continue;
+      if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
+    }
+    if (count > 10) names += fmt::format(", ... ({} in all)", count);
+    throw StuckError(fmt::format(
+        "run cannot finish at t={} s: {} events applied without any job arriving, ending or "
+        "saving work; jobs queued or running: {}",
+        static_cast<double>(now_) / kMsPerSecond, kMaxEventsWithoutProgress, names));
   }
 
   [[noreturn]] void throw_stuck() const {
@@ -717,6 +876,15 @@ class Engine::Impl final : public SchedContext, public Decisions {
   std::vector<JobIndex> running_;
   std::vector<std::uint32_t> running_pos_;
   std::vector<JobIndex> pending_requeue_;
+  mutable WhatIfCluster what_if_;
+  Changes changes_;
+  mutable QueueView queue_view_;
+  mutable bool queue_view_on_ = false;
+  bool nodes_changed_in_call_ = false;
+  static constexpr std::uint32_t kMaxFruitlessInterruptions = 10'000;
+  std::vector<std::uint32_t> fruitless_interruptions_;  // per job; sized at the first preemption
+  static constexpr std::uint64_t kMaxEventsWithoutProgress = 50'000'000;
+  std::uint64_t events_since_progress_ = 0;
   std::vector<Observer*> observers_;
   std::size_t queued_jobs_ = 0;
   std::int64_t queued_gpus_ = 0;

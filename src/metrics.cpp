@@ -59,7 +59,7 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
-void MetricsCollector::on_begin(const SchedContext& ctx) {
+void MetricsCollector::on_begin(const RunView& ctx) {
   ctx_ = &ctx;
   interval_ms_ = std::max<TimeMs>(1, ctx.options().timeseries_interval_ms);
   total_gpus_ = ctx.cluster().total_gpus();
@@ -88,7 +88,7 @@ void MetricsCollector::throw_too_many_rows() const {
                   static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
 }
 
-void MetricsCollector::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) {
+void MetricsCollector::on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) {
   const Cluster& cluster = ctx.cluster();
   Segment s;
   s.from_ms = from_ms;
@@ -134,7 +134,7 @@ void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
   uncommitted_models_.push_back(m);
 }
 
-void MetricsCollector::on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition what) {
+void MetricsCollector::on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTransition what) {
   if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
   if (extended_) {
     for (std::size_t i = 0; i < uncommitted_.size(); ++i)
@@ -147,7 +147,7 @@ void MetricsCollector::on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, Job
   uncommitted_models_.clear();
 }
 
-void MetricsCollector::on_end(const SchedContext& /*ctx*/) {
+void MetricsCollector::on_end(const RunView& /*ctx*/) {
   uncommitted_.clear();
   uncommitted_models_.clear();
 }

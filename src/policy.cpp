@@ -9,11 +9,6 @@
 
 namespace schedlab {
 
-TimeMs SchedContext::walltime_end_ms(JobIndex running_job) const {
-  const JobState& s = state(running_job);
-  return s.last_start_ms + s.walltime_ms;
-}
-
 bool Decisions::try_start(JobIndex job) {
   auto placement = find_placement(job);
   if (!placement) return false;
@@ -21,53 +16,38 @@ bool Decisions::try_start(JobIndex job) {
   return true;
 }
 
-namespace {
-
-std::vector<PolicyInfo>& registry() {
-  static std::vector<PolicyInfo> policies;
-  return policies;
-}
-
-}  // namespace
-
-bool register_policy(PolicyInfo info) {
-  auto& policies = registry();
-  SCHEDLAB_ASSERT(std::none_of(policies.begin(), policies.end(),
-                               [&](const PolicyInfo& p) { return p.name == info.name; }),
-                  "policy names are unique");
-  policies.push_back(std::move(info));
-  return true;
+std::vector<QueueEntry> Changes::fresh_entries(const SchedContext& ctx) const {
+  std::vector<QueueEntry> out;
+  out.reserve(arrived.size() + requeued.size());
+  for (JobIndex j : arrived) out.emplace_back(ctx.job(j).submit_ms(), j);
+  for (JobIndex j : requeued) out.emplace_back(ctx.job(j).submit_ms(), j);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<PolicyInfo> registered_policies() {
-  auto policies = registry();
-  std::sort(policies.begin(), policies.end(),
-            [](const PolicyInfo& a, const PolicyInfo& b) { return a.name < b.name; });
-  return policies;
+  return Registry<PolicyInfo>::instance().entries();
 }
 
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params) {
-  std::string known;
-  for (const auto& info : registered_policies()) {
-    if (info.name != name) {
-      known += (known.empty() ? "" : ", ") + info.name;
-      continue;
-    }
-    for (const auto& [key, value] : params) {
-      const bool declared = std::any_of(info.params.begin(), info.params.end(),
-                                        [&](const PolicyParamInfo& p) { return p.key == key; });
-      if (!declared) {
-        std::string keys;
-        for (const auto& p : info.params) keys += (keys.empty() ? "" : ", ") + p.key;
-        throw ConfigError(
-            fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})", key,
-                        value, name, key, keys.empty() ? "none" : keys));
-      }
-    }
-    return info.make(PolicyParams(name, params));
+  const auto& registry = Registry<PolicyInfo>::instance();
+  const PolicyInfo* info = registry.find(name);
+  if (info == nullptr)
+    throw ConfigError(
+        fmt::format("--policy: unknown policy '{}' (known: {})", name, registry.names()));
+  for (const auto& [key, value] : params) {
+    const std::string& wanted = key;
+    const bool declared = std::any_of(info->params.begin(), info->params.end(),
+                                      [&](const PolicyParamInfo& p) { return p.key == wanted; });
+    if (declared) continue;
+    std::string keys;
+    for (const auto& p : info->params) keys += (keys.empty() ? "" : ", ") + p.key;
+    throw ConfigError(
+        fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})", key, value,
+                    name, key, keys.empty() ? "none" : keys));
   }
-  throw ConfigError(fmt::format("--policy: unknown policy '{}' (known: {})", name, known));
+  return info->make(PolicyParams(name, params));
 }
 
 std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items) {

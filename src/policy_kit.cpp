@@ -13,69 +13,6 @@
 
 namespace schedlab {
 
-void ClusterMirror::begin(const SchedContext& ctx) {
-  if (!cluster_) {
-    cluster_.emplace(ctx.cluster());
-    held_.assign(ctx.trace().jobs.size(), 0);
-    for (JobIndex j : ctx.running()) held_[j] = 1;
-  } else {
-    cluster_->sync_node_states(ctx.cluster());  // failures, repairs, power saving
-  }
-  SCHEDLAB_ASSERT(cluster_->free_gpus() == ctx.cluster().free_gpus(),
-                  "a policy's cluster mirror agrees with the engine's free GPUs");
-}
-
-void ClusterMirror::track_start(const SchedContext& ctx, JobIndex job) {
-  SCHEDLAB_ASSERT(cluster_ && !holds(job), "mirror tracks each start once");
-  cluster_->allocate(ctx.state(job).placement);
-  held_[job] = 1;
-}
-
-void ClusterMirror::track_stop(const SchedContext& ctx, JobIndex job) {
-  if (!holds(job)) return;
-  cluster_->release(ctx.state(job).placement);
-  held_[job] = 0;
-}
-
-TimeMs checkpoint_interval_ms(const SchedContext& ctx, JobIndex job) {
-  const TimeMs own = ctx.spec(job).checkpoint_interval_ms;
-  return own != kUnsetMs ? own : ctx.options().checkpoint_interval_ms;
-}
-
-TimeMs restart_overhead_ms(const SchedContext& ctx, JobIndex job) {
-  const TimeMs own = ctx.spec(job).restart_overhead_ms;
-  return own != kUnsetMs ? own : ctx.options().restart_overhead_ms;
-}
-
-TimeMs work_done_ms(const SchedContext& ctx, JobIndex job) {
-  const JobState& s = ctx.state(job);
-  const JobSpec& spec = ctx.spec(job);
-  const TimeMs before_ms = spec.duration_ms - s.remaining_work_ms;
-  if (s.status != JobStatus::kRunning) return before_ms;
-  const TimeMs elapsed_ms = ctx.now() - s.last_start_ms;
-  const TimeMs overhead_spent_ms = std::min(elapsed_ms, s.overhead_ms);
-  return before_ms + std::min(elapsed_ms - overhead_spent_ms, s.remaining_work_ms);
-}
-
-std::int64_t preemption_cost_gpu_ms(const SchedContext& ctx, JobIndex job) {
-  const JobState& s = ctx.state(job);
-  const TimeMs done_ms = work_done_ms(ctx, job);
-  const TimeMs interval_ms = checkpoint_interval_ms(ctx, job);
-  const TimeMs saved_ms =
-      interval_ms > 0 ? std::max(s.checkpointed_work_ms, done_ms / interval_ms * interval_ms)
-                      : done_ms;
-  return (done_ms - saved_ms + restart_overhead_ms(ctx, job)) * ctx.spec(job).gpus;
-}
-
-TimeMs progress_guard_ms(const SchedContext& ctx, JobIndex job) {
-  const JobState& s = ctx.state(job);
-  const TimeMs start_work_ms = ctx.spec(job).duration_ms - s.remaining_work_ms;
-  TimeMs target_ms = start_work_ms + std::max<TimeMs>(1, restart_overhead_ms(ctx, job));
-  const TimeMs interval_ms = checkpoint_interval_ms(ctx, job);
-  if (interval_ms > 0) target_ms = (target_ms + interval_ms - 1) / interval_ms * interval_ms;
-  return saturating_add(saturating_add(s.last_start_ms, s.overhead_ms), target_ms - start_work_ms);
-}
-
 namespace {
 
 struct Cost {
@@ -126,8 +63,8 @@ std::optional<std::vector<JobIndex>> victims_on_one_node(const SchedContext& ctx
                                                          const std::vector<JobIndex>& candidates,
                                                          const std::vector<std::int64_t>& cost) {
   const Cluster& cluster = ctx.cluster();
-  const GpuTypeIndex type = ctx.job_gpu_type(job);
-  const int gpus = ctx.spec(job).gpus;
+  const GpuTypeIndex type = ctx.job(job).gpu_type();
+  const int gpus = ctx.job(job).gpus();
   // Group the candidates' allocations by node (linear: a slot per node touched, in the order
   // met), so that only nodes that can beat the best so far are solved.
   struct NodeGroup {
@@ -142,7 +79,7 @@ std::optional<std::vector<JobIndex>> victims_on_one_node(const SchedContext& ctx
   std::vector<NodeGroup> groups;
   auto for_each_item = [&](auto&& fn) {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      for (const auto& a : ctx.state(candidates[i]).placement) {
+      for (const auto& a : ctx.job(candidates[i]).placement()) {
         const Node& node = cluster.node(a.node);
         if (Cluster::type_matches(type, node.type) && node.gpus >= gpus)
           fn(NodeItem{a.node, i, a.gpu_count()});
@@ -202,30 +139,27 @@ std::optional<std::vector<JobIndex>> victims_on_one_node(const SchedContext& ctx
   return best;
 }
 
-std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ctx,
-                                                          ClusterMirror& mirror, JobIndex job,
+std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ctx, JobIndex job,
                                                           const std::vector<JobIndex>& candidates,
                                                           const std::vector<std::int64_t>& cost) {
-  const GpuTypeIndex type = ctx.job_gpu_type(job);
-  const int gpus = ctx.spec(job).gpus;
+  const GpuTypeIndex type = ctx.job(job).gpu_type();
+  const int gpus = ctx.job(job).gpus();
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   // Cheapest per GPU first: cost_a / gpus_a < cost_b / gpus_b, compared without division.
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const long double lhs = static_cast<long double>(cost[a]) * ctx.spec(candidates[b]).gpus;
-    const long double rhs = static_cast<long double>(cost[b]) * ctx.spec(candidates[a]).gpus;
+    const long double lhs = static_cast<long double>(cost[a]) * ctx.job(candidates[b]).gpus();
+    const long double rhs = static_cast<long double>(cost[b]) * ctx.job(candidates[a]).gpus();
     if (lhs != rhs) return lhs < rhs;
     return candidates[a] < candidates[b];
   });
-  Cluster& scratch = mirror.scratch();
-  const PlacementStrategy& strategy = ctx.placement();
+  WhatIf& what_if = ctx.what_if();
   std::vector<std::size_t> released;
   bool fits = false;
   for (std::size_t i : order) {
-    SCHEDLAB_ASSERT(mirror.holds(candidates[i]), "victim candidates are running");
-    scratch.release(ctx.state(candidates[i]).placement);
+    what_if.release(candidates[i]);
     released.push_back(i);
-    if (strategy.place(scratch, type, gpus)) {
+    if (what_if.place(type, gpus)) {
       fits = true;
       break;
     }
@@ -235,16 +169,15 @@ std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ct
     // Most expensive first: undo each victim whose GPUs turn out not to be needed.
     std::vector<std::size_t> kept;
     for (auto it = released.rbegin(); it != released.rend(); ++it) {
-      const Placement& placement = ctx.state(candidates[*it]).placement;
-      scratch.allocate(placement);
-      if (strategy.place(scratch, type, gpus)) continue;
-      scratch.release(placement);
+      what_if.hold(ctx.job(candidates[*it]).placement());
+      if (what_if.place(type, gpus)) continue;
+      what_if.release(candidates[*it]);
       kept.push_back(*it);
     }
     released = kept;
     for (std::size_t i : kept) victims.push_back(candidates[i]);
   }
-  for (std::size_t i : released) scratch.allocate(ctx.state(candidates[i]).placement);
+  for (std::size_t i : released) what_if.hold(ctx.job(candidates[i]).placement());
   if (!fits) return std::nullopt;
   std::sort(victims.begin(), victims.end());
   return victims;
@@ -252,17 +185,16 @@ std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ct
 
 }  // namespace
 
-std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, ClusterMirror& mirror,
-                                                    JobIndex job,
+std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, JobIndex job,
                                                     const std::vector<JobIndex>& candidates) {
   if (candidates.empty()) return std::nullopt;
   std::vector<std::int64_t> cost(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    cost[i] = preemption_cost_gpu_ms(ctx, candidates[i]);
-  const GpuTypeIndex type = ctx.job_gpu_type(job);
-  if (ctx.spec(job).gpus <= ctx.cluster().max_node_gpus(type))
+    cost[i] = ctx.preemption_cost_gpu_ms(candidates[i]);
+  const GpuTypeIndex type = ctx.job(job).gpu_type();
+  if (ctx.job(job).gpus() <= ctx.cluster().max_node_gpus(type))
     return victims_on_one_node(ctx, job, candidates, cost);
-  return victims_across_nodes(ctx, mirror, job, candidates, cost);
+  return victims_across_nodes(ctx, job, candidates, cost);
 }
 
 FailedSizes::FailedSizes(const Cluster& cluster) {

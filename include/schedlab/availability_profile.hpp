@@ -61,9 +61,4 @@ class AvailabilityProfile {
   std::size_t first_ = 0;
 };
 
-// a + b for non-negative durations, saturating at kNever.
-inline TimeMs saturating_add(TimeMs a, TimeMs b) {
-  return a > kNever - b ? kNever : a + b;
-}
-
 }  // namespace schedlab

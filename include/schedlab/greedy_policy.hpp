@@ -7,15 +7,14 @@
 // - With head-of-line blocking the first job that does not fit stops the walk: one instant
 //   costs O((started jobs + 1) * log queue).
 // - Without it, later jobs may start past a job that does not fit. A job that did not fit is
-//   examined again only once GPUs have been released since (a finish, a requeue, or a node
-//   changing state): until then only newly queued jobs are tried. The walk stops as soon as no
-//   GPU is free.
+//   examined again only once GPUs have been released since (Changes::released(): a finish, a
+//   requeue, or a node changing state): until then only newly queued jobs are tried. The walk
+//   stops as soon as no GPU is free.
 #pragma once
 
 #include <cstdint>
 #include <set>
 #include <utility>
-#include <vector>
 
 #include "schedlab/policy.hpp"
 
@@ -32,9 +31,8 @@ class GreedyPolicy : public Policy {
  public:
   explicit GreedyPolicy(bool head_of_line_blocking) : blocking_(head_of_line_blocking) {}
 
-  void on_submit(const SchedContext& ctx, JobIndex job) override;
-  void on_finish(const SchedContext& ctx, JobIndex job) override;
-  void on_requeue(const SchedContext& ctx, JobIndex job) override;
+  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+  void on_requeue(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
   void schedule(const SchedContext& ctx, Decisions& decisions) override;
 
  protected:
@@ -45,15 +43,12 @@ class GreedyPolicy : public Policy {
   bool blocking() const { return blocking_; }
 
  private:
-  void enqueue(const SchedContext& ctx, JobIndex job);
+  void enqueue(const SchedContext& ctx, JobIndex job) { queue_.emplace(order_key(ctx, job), job); }
   // Starts the job at `it` if it fits; true if it started (and left the queue).
   bool try_start(const SchedContext& ctx, Decisions& decisions, Queue::iterator it);
 
   bool blocking_;
   Queue queue_;
-  std::vector<Entry> fresh_;              // queued since the last walk (non-blocking mode)
-  bool released_ = true;                  // GPUs were released since the last walk
-  std::uint64_t node_state_version_ = 0;  // cluster node states seen by the last walk
 };
 
 }  // namespace schedlab

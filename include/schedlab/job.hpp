@@ -78,7 +78,7 @@ const char* reject_reason_text(RejectReason reason);
 bool is_final(JobStatus status);
 const char* batsim_final_state(JobStatus status);
 
-// Engine-owned state of one job. Policies read it through SchedContext.
+// Engine-owned state of one job. Observers read it through RunView, policies through JobView.
 struct JobState {
   JobStatus status = JobStatus::kNotSubmitted;
   RejectReason reject_reason = RejectReason::kNone;
@@ -92,6 +92,10 @@ struct JobState {
   TimeMs remaining_work_ms = 0;     // work left at reference speed
   TimeMs checkpointed_work_ms = 0;  // work saved by the last checkpoint
   TimeMs overhead_ms = 0;           // restart overhead charged at the current start
+  // The job's checkpoint interval and restart overhead: its trace columns, else the run's
+  // options; resolved once, when the run begins.
+  TimeMs checkpoint_interval_ms = 0;
+  TimeMs restart_overhead_ms = 0;
   TimeMs run_ms = 0;                // total time held GPUs, over all attempts
   TimeMs lost_gpu_ms = 0;           // GPU-ms redone or spent on restart overhead
   double energy_j = 0.0;

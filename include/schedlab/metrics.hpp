@@ -30,10 +30,10 @@ class MetricsCollector : public Observer {
  public:
   MetricsCollector() = default;
 
-  void on_begin(const SchedContext& ctx) override;
-  void on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) override;
-  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override;
-  void on_end(const SchedContext& ctx) override;
+  void on_begin(const RunView& ctx) override;
+  void on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) override;
+  void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
+  void on_end(const RunView& ctx) override;
 
   // Render after run() and before the Engine is destroyed (they read its job states).
   // Key order is fixed; floats are rounded to fixed decimals.
@@ -102,7 +102,7 @@ class MetricsCollector : public Observer {
   void add_energy_keys(nlohmann::ordered_json& out) const;
   void add_option_keys(nlohmann::ordered_json& options_json) const;
 
-  const SchedContext* ctx_ = nullptr;
+  const RunView* ctx_ = nullptr;
   // Whether a cluster model is on: outputs gain their cluster-model keys and columns.
   bool extended_ = false;
   bool node_power_ = false;

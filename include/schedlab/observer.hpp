@@ -5,10 +5,36 @@
 // after each job transition is applied; on_end once, after the last event.
 #pragma once
 
-#include "schedlab/policy.hpp"
+#include <cstddef>
+#include <vector>
+
+#include "schedlab/cluster.hpp"
+#include "schedlab/job.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
+
+struct RunOptions;
+
+// The whole state of a run, for observers (metrics, invariant checks). Unlike SchedContext it
+// shows the trace itself, true durations and remaining work included.
+class RunView {
+ public:
+  virtual ~RunView() = default;
+  virtual TimeMs now() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  virtual const Trace& trace() const = 0;
+  virtual const JobState& state(JobIndex job) const = 0;
+  virtual const RunOptions& options() const = 0;
+  // GPU type a job is constrained to (kAnyGpuType when unconstrained).
+  virtual GpuTypeIndex job_gpu_type(JobIndex job) const = 0;
+  // Running jobs; order is deterministic but unspecified.
+  virtual const std::vector<JobIndex>& running() const = 0;
+  virtual std::size_t queued_jobs() const = 0;
+  virtual std::int64_t queued_gpus() const = 0;
+
+  const JobSpec& spec(JobIndex job) const { return trace().jobs[job]; }
+};
 
 enum class JobTransition : std::uint8_t {
   kSubmitted,  // entered the queue
@@ -23,12 +49,12 @@ enum class JobTransition : std::uint8_t {
 class Observer {
  public:
   virtual ~Observer() = default;
-  virtual void on_begin(const SchedContext& /*ctx*/) {}
-  virtual void on_advance(const SchedContext& /*ctx*/, TimeMs /*from_ms*/, TimeMs /*to_ms*/) {}
-  virtual void on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition /*what*/) {}
+  virtual void on_begin(const RunView& /*ctx*/) {}
+  virtual void on_advance(const RunView& /*ctx*/, TimeMs /*from_ms*/, TimeMs /*to_ms*/) {}
+  virtual void on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTransition /*what*/) {}
   // A node changed NodeState (failure, repair, power off, boot); `from` is its previous state.
-  virtual void on_node(const SchedContext& /*ctx*/, NodeIndex /*node*/, NodeState /*from*/) {}
-  virtual void on_end(const SchedContext& /*ctx*/) {}
+  virtual void on_node(const RunView& /*ctx*/, NodeIndex /*node*/, NodeState /*from*/) {}
+  virtual void on_end(const RunView& /*ctx*/) {}
 };
 
 }  // namespace schedlab

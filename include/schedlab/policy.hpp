@@ -1,52 +1,173 @@
-// The policy interface: what a scheduling policy sees (SchedContext), what it may ask for
+// The policy framework: what a scheduling policy sees (SchedContext), what it may ask for
 // (Decisions), and how it registers itself by name.
 //
 // Contract ("the policy proposes, the engine disposes"):
-// - Hooks on_submit / on_finish / on_requeue tell the policy what changed since its last call,
-//   so it can keep its own ordered structures incrementally; then schedule() runs once per
-//   instant where something changed, after every event of that instant has been applied.
+// - on_begin runs once, before the first event, with the sizes of the run. Hooks on_submit /
+//   on_finish / on_requeue report each change as it is applied; schedule() runs once per
+//   instant where something changed and a job is queued, after every event of that instant.
+//   SchedContext::changes() lists what changed since the previous schedule() call, so a policy
+//   need not collect it itself.
+// - A policy sees jobs through JobView: what a real scheduler knows (request, walltime, history
+//   of its attempts), never the true duration or the work left. Progress questions (work done,
+//   what a preemption would save or cost, when it would first save work) are answered by the
+//   engine, which alone owns progress.
 // - A policy never mutates cluster or job state. Decisions validates each request against the
 //   current free GPUs and applies it; an illegal request throws PolicyError naming the policy,
-//   the job and the reason.
+//   the job and the reason. Planning ("what if these jobs had ended") goes through WhatIf, a
+//   scratch copy of the cluster that the framework keeps equal to the engine's and resets after
+//   every schedule() call.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "schedlab/cluster.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/placement_strategy.hpp"
+#include "schedlab/registry.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
 
 struct RunOptions;
+class SchedContext;
 
-// Read-only view of the simulation for policies and observers.
+// A job as a policy may know it: its request and the history of its attempts. It has no true
+// duration and no remaining work: those are the simulator's secret (SchedContext answers
+// progress questions instead).
+class JobView {
+ public:
+  JobView(const JobSpec& spec, const JobState& state, GpuTypeIndex gpu_type)
+      : spec_(&spec), state_(&state), gpu_type_(gpu_type) {}
+
+  const std::string& id() const { return spec_->id; }
+  TimeMs submit_ms() const { return spec_->submit_ms; }
+  int gpus() const { return spec_->gpus; }
+  // The limit policies plan with: the trace's walltime, else the --estimate rule (> 0).
+  TimeMs walltime_ms() const { return state_->walltime_ms; }
+  std::int64_t priority() const { return spec_->priority; }
+  StringId user() const { return spec_->user; }
+  StringId tenant() const { return spec_->tenant; }
+  // The GPU type the job is constrained to, or kAnyGpuType.
+  GpuTypeIndex gpu_type() const { return gpu_type_; }
+  bool preemptible() const { return spec_->preemptible; }
+  CommSensitivity comm() const { return spec_->comm; }
+
+  JobStatus status() const { return state_->status; }
+  std::uint32_t attempt() const { return state_->attempt; }
+  TimeMs first_start_ms() const { return state_->first_start_ms; }
+  // Start of the current (running) or last attempt.
+  TimeMs last_start_ms() const { return state_->last_start_ms; }
+  TimeMs queued_since_ms() const { return state_->queued_since_ms; }
+  // Time it held GPUs over its finished attempts (the running one not included).
+  TimeMs held_ms() const { return state_->run_ms; }
+  std::uint32_t restarts() const { return state_->restarts; }
+  std::uint32_t preemptions() const { return state_->preemptions; }
+  TimeMs checkpoint_interval_ms() const { return state_->checkpoint_interval_ms; }
+  TimeMs restart_overhead_ms() const { return state_->restart_overhead_ms; }
+  // Current (running) or last placement.
+  const Placement& placement() const { return state_->placement; }
+  // When the current attempt ends at the latest, from its walltime: last start + walltime.
+  TimeMs walltime_end_ms() const {
+    return saturating_add(state_->last_start_ms, state_->walltime_ms);
+  }
+
+ private:
+  const JobSpec* spec_;
+  const JobState* state_;
+  GpuTypeIndex gpu_type_;
+};
+
+// Queued jobs in submit order (submit time, then trace order), requeued jobs at their original
+// place. Kept by the framework from the first call of SchedContext::queue() on.
+using QueueEntry = std::pair<TimeMs, JobIndex>;  // (submit time, job)
+using QueueView = std::set<QueueEntry>;
+
+// What changed since the previous schedule() call (or since the run began, for the first).
+struct Changes {
+  std::vector<JobIndex> arrived;   // submitted, in the order applied
+  std::vector<JobIndex> requeued;  // back in the queue after a preemption or a node failure
+  std::vector<JobIndex> ended;     // left the running set for good (completed or killed)
+  // Jobs in `ended` that ended before their walltime-based end (last start + walltime), and
+  // requeued jobs that were interrupted while running: capacity came back earlier than planned.
+  bool ended_early = false;
+  bool nodes_changed = false;  // a node changed state (failure, repair, power off, boot)
+  // GPUs were released (an end or a requeue) or nodes changed: a job that did not fit before
+  // may fit now.
+  bool released() const { return !ended.empty() || !requeued.empty() || nodes_changed; }
+  // Jobs that joined the queue (arrived or requeued), sorted by (submit time, job).
+  std::vector<QueueEntry> fresh_entries(const SchedContext& ctx) const;
+};
+
+// A scratch copy of the cluster for planning. Equal to the engine's cluster at the start of
+// every schedule() call and after reset(); tentative changes never touch the real state, and
+// real starts and preemptions made during the call are reflected in it at once (a real start
+// on GPUs held tentatively takes them over). reset() runs after every schedule() call.
+class WhatIf {
+ public:
+  virtual ~WhatIf() = default;
+  virtual const Cluster& cluster() const = 0;
+  // Tentatively ends the running job: its GPUs are free here.
+  virtual void release(JobIndex running_job) = 0;
+  // Tentatively occupies free GPUs (e.g. a reservation's).
+  virtual void hold(const Placement& free_gpus) = 0;
+  // Where the run's placement strategy would put `gpus` GPUs of `type` here, or nullopt.
+  virtual std::optional<Placement> place(GpuTypeIndex type, int gpus) const = 0;
+  // Undoes every tentative change.
+  virtual void reset() = 0;
+};
+
+// Sizes of the run, given once to Policy::on_begin so policies can size their arrays.
+struct RunSizes {
+  std::size_t jobs = 0;
+  std::size_t nodes = 0;
+  std::int64_t gpus = 0;
+  std::size_t gpu_types = 0;
+};
+
+// Read-only view of the simulation for policies.
 class SchedContext {
  public:
   virtual ~SchedContext() = default;
   virtual TimeMs now() const = 0;
   virtual const Cluster& cluster() const = 0;
-  virtual const Trace& trace() const = 0;
-  virtual const JobState& state(JobIndex job) const = 0;
+  virtual JobView job(JobIndex job) const = 0;
   virtual const RunOptions& options() const = 0;
-  // GPU type a job is constrained to (kAnyGpuType when unconstrained).
-  virtual GpuTypeIndex job_gpu_type(JobIndex job) const = 0;
+  // Interned strings of the trace (users, tenants, GPU type names).
+  virtual const StringPool& strings() const = 0;
+  virtual std::size_t job_count() const = 0;
   // Running jobs; order is deterministic but unspecified.
   virtual const std::vector<JobIndex>& running() const = 0;
   virtual std::size_t queued_jobs() const = 0;
   virtual std::int64_t queued_gpus() const = 0;
-  // The placement strategy of this run.
+  // Queued jobs in submit order (built on first use, then kept by the framework).
+  virtual const QueueView& queue() const = 0;
+  virtual const Changes& changes() const = 0;
+  // The placement strategy of this run, and the planning scratch copy of the cluster.
   virtual const PlacementStrategy& placement() const = 0;
+  virtual WhatIf& what_if() const = 0;
 
-  const JobSpec& spec(JobIndex job) const { return trace().jobs[job]; }
-  // When a running job will end at the latest, from its walltime (what policies may know).
-  TimeMs walltime_end_ms(JobIndex running_job) const;
+  // Progress, as the engine counts it (speed model, restart overhead and checkpoints included).
+  // Work done by `job` by now, in reference milliseconds.
+  virtual TimeMs work_done_ms(JobIndex job) const = 0;
+  // Work the running `job` would keep if preempted now: its last checkpoint (with a checkpoint
+  // interval I, the last whole multiple of I of its work; with I = 0, all its work).
+  virtual TimeMs work_saved_if_preempted_ms(JobIndex running_job) const = 0;
+  // What preempting the running `job` now costs, in GPU-milliseconds: the work since its last
+  // checkpoint plus the restart overhead its next start pays, both times its GPU count.
+  virtual std::int64_t preemption_cost_gpu_ms(JobIndex running_job) const = 0;
+  // The earliest time at which preempting the running `job` keeps, from its current attempt,
+  // at least as much work as the restart overhead the preemption costs (and at least 1 ms), or
+  // the attempt's end if it never will. A policy that never preempts earlier moves every
+  // preempted job forward by at least its overhead per attempt, so preemption cannot livelock.
+  virtual TimeMs earliest_useful_preemption_ms(JobIndex running_job) const = 0;
 };
 
 class Decisions {
@@ -73,6 +194,7 @@ class Decisions {
 class Policy {
  public:
   virtual ~Policy() = default;
+  virtual void on_begin(const SchedContext& /*ctx*/, const RunSizes& /*sizes*/) {}
   virtual void on_submit(const SchedContext& /*ctx*/, JobIndex /*job*/) {}
   // The job left the running set for good (completed or killed).
   virtual void on_finish(const SchedContext& /*ctx*/, JobIndex /*job*/) {}
@@ -93,6 +215,7 @@ class PolicyParams {
   bool get_bool(const std::string& key, bool fallback) const;
   std::string get_string(const std::string& key, const std::string& fallback) const;
   const std::map<std::string, std::string>& values() const { return values_; }
+  const std::string& policy() const { return policy_; }
 
  private:
   std::string policy_;
@@ -112,7 +235,6 @@ struct PolicyInfo {
   std::function<std::unique_ptr<Policy>(const PolicyParams&)> make;
 };
 
-bool register_policy(PolicyInfo info);
 // Registered policies, sorted by name.
 std::vector<PolicyInfo> registered_policies();
 // Throws ConfigError for an unknown policy (listing the known ones) or an unknown key.
@@ -123,11 +245,5 @@ std::map<std::string, std::string> parse_param_list(const std::vector<std::strin
 
 }  // namespace schedlab
 
-#define SCHEDLAB_CONCAT_INNER(a, b) a##b
-#define SCHEDLAB_CONCAT(a, b) SCHEDLAB_CONCAT_INNER(a, b)
 // Registers a policy at static-initialization time: SCHEDLAB_REGISTER_POLICY(PolicyInfo{...});
-#define SCHEDLAB_REGISTER_POLICY(...)                                                  \
-  namespace {                                                                          \
-  [[maybe_unused]] const bool SCHEDLAB_CONCAT(schedlab_policy_registered_, __LINE__) = \
-      ::schedlab::register_policy(__VA_ARGS__);                                        \
-  }
+#define SCHEDLAB_REGISTER_POLICY(...) SCHEDLAB_REGISTER(::schedlab::PolicyInfo, __VA_ARGS__)

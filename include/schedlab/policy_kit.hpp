@@ -1,6 +1,6 @@
-// Building blocks for policies that look ahead or preempt: a private copy of the cluster for
-// what-if placement, the cost of preempting a running job, victim selection, parameter parsing,
-// and a read-only view of a policy's reservations (for tests and tools).
+// Building blocks for policies that look ahead or preempt: victim selection, failed-size
+// pruning, parameter parsing, and a read-only view of a policy's reservations (for tests and
+// tools). Progress and preemption costs come from SchedContext, what-if placement from WhatIf.
 //
 // Every helper is deterministic: results depend only on the simulation state and the
 // arguments, never on addresses or unordered containers.
@@ -18,49 +18,6 @@
 
 namespace schedlab {
 
-// A policy-owned copy of the cluster's free state, kept equal to the engine's by the policy's
-// hooks, so that "what if these jobs had ended" can be asked by releasing GPUs in the copy and
-// calling the placement strategy on it. The copy is taken at the first schedule() call.
-//
-// Contract: call begin() at the top of every schedule() (it also brings node states up to
-// date); track_start() after every start the policy makes; track_stop() from
-// on_finish/on_requeue and after every preempt() it makes.
-// What-if changes to scratch() must be undone before schedule() returns.
-class ClusterMirror {
- public:
-  void begin(const SchedContext& ctx);
-  void track_start(const SchedContext& ctx, JobIndex job);
-  // No-op for a job the mirror does not hold (e.g. its stop was already tracked).
-  void track_stop(const SchedContext& ctx, JobIndex job);
-  bool holds(JobIndex job) const { return job < held_.size() && held_[job] != 0; }
-  Cluster& scratch() { return *cluster_; }
-  const Cluster& scratch() const { return *cluster_; }
-
- private:
-  std::optional<Cluster> cluster_;
-  std::vector<std::uint8_t> held_;  // [job] = 1 while the mirror holds its placement
-};
-
-// Seconds and counts of the run's effective per-job settings.
-TimeMs checkpoint_interval_ms(const SchedContext& ctx, JobIndex job);
-TimeMs restart_overhead_ms(const SchedContext& ctx, JobIndex job);
-
-// Work the running `job` has done by now, in reference milliseconds, as the engine counts it.
-TimeMs work_done_ms(const SchedContext& ctx, JobIndex job);
-
-// What preempting the running `job` now would cost, in GPU-milliseconds: the work since its
-// last checkpoint (none with a zero interval, where one is taken at preemption) plus the
-// restart overhead its next start pays, both times its GPU count.
-std::int64_t preemption_cost_gpu_ms(const SchedContext& ctx, JobIndex job);
-
-// The earliest time at which preempting the running `job` keeps, from its current attempt, at
-// least as much work as the restart overhead the preemption costs (and at least 1 ms): past the
-// attempt's own overhead, the work done must reach max(restart overhead, 1 ms) and, with a
-// checkpoint interval, the next checkpoint at or after that. A policy that never preempts
-// earlier moves every preempted job forward by at least its overhead per attempt, so repeated
-// preemption cannot livelock.
-TimeMs progress_guard_ms(const SchedContext& ctx, JobIndex job);
-
 // Chooses running jobs to preempt so that `job` (queued) can be placed.
 //
 // `candidates` must be running and preemptible (the caller applies its own eligibility rules:
@@ -73,9 +30,8 @@ TimeMs progress_guard_ms(const SchedContext& ctx, JobIndex job);
 // - A larger job: candidates are added cheapest per GPU first (ties: job index) until the
 //   placement strategy finds room in the what-if state, then each victim is dropped again,
 //   most expensive first, if room remains without it.
-// The mirror's scratch state is restored before returning.
-std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, ClusterMirror& mirror,
-                                                    JobIndex job,
+// Costs are SchedContext::preemption_cost_gpu_ms. The what-if cluster is left as it was found.
+std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, JobIndex job,
                                                     const std::vector<JobIndex>& candidates);
 
 // Within one schedule() pass over jobs whose chances only shrink as the pass goes on (no GPU

@@ -10,6 +10,11 @@ namespace schedlab {
 using TimeMs = std::int64_t;
 inline constexpr TimeMs kNever = std::numeric_limits<TimeMs>::max();
 
+// a + b for non-negative durations, saturating at kNever.
+inline constexpr TimeMs saturating_add(TimeMs a, TimeMs b) {
+  return a > kNever - b ? kNever : a + b;
+}
+
 // Index of a job in the loaded trace (trace order); stable for the whole run.
 using JobIndex = std::uint32_t;
 // Index of a node in the cluster (cluster-spec order).

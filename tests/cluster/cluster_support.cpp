@@ -8,7 +8,7 @@
 
 namespace schedlab::testing {
 
-void NodeStateObserver::on_node(const SchedContext& ctx, NodeIndex node, NodeState from) {
+void NodeStateObserver::on_node(const RunView& ctx, NodeIndex node, NodeState from) {
   const NodeState to = ctx.cluster().node_state(node);
   if (from == to)
     throw InvariantError(fmt::format("node {} reported a change to its own state", node));
@@ -16,11 +16,11 @@ void NodeStateObserver::on_node(const SchedContext& ctx, NodeIndex node, NodeSta
   check(ctx);
 }
 
-void NodeStateObserver::on_job(const SchedContext& ctx, JobIndex /*job*/, JobTransition /*what*/) {
+void NodeStateObserver::on_job(const RunView& ctx, JobIndex /*job*/, JobTransition /*what*/) {
   check(ctx);
 }
 
-void NodeStateObserver::check(const SchedContext& ctx) const {
+void NodeStateObserver::check(const RunView& ctx) const {
   const Cluster& cluster = ctx.cluster();
   for (JobIndex j : ctx.running()) {
     for (const auto& a : ctx.state(j).placement) {

@@ -22,13 +22,13 @@ class NodeStateObserver : public Observer {
     NodeState from = NodeState::kOn;
     NodeState to = NodeState::kOn;
   };
-  void on_node(const SchedContext& ctx, NodeIndex node, NodeState from) override;
-  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override;
+  void on_node(const RunView& ctx, NodeIndex node, NodeState from) override;
+  void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
   const std::vector<Change>& changes() const { return changes_; }
   std::size_t count(NodeState to) const;
 
  private:
-  void check(const SchedContext& ctx) const;
+  void check(const RunView& ctx) const;
   std::vector<Change> changes_;
 };
 

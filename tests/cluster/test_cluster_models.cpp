@@ -372,8 +372,8 @@ TEST_CASE("energy: a policy may wake nodes itself", "[cluster-model][energy]") {
     void schedule(const SchedContext& ctx, Decisions& decisions) override {
       for (NodeIndex n = 0; n < ctx.cluster().node_count(); ++n)
         if (ctx.cluster().node_state(n) == NodeState::kOff) decisions.wake_node(n);
-      for (JobIndex j = 0; j < ctx.trace().jobs.size(); ++j)
-        if (ctx.state(j).status == JobStatus::kQueued) decisions.try_start(j);
+      for (JobIndex j = 0; j < ctx.job_count(); ++j)
+        if (ctx.job(j).status() == JobStatus::kQueued) decisions.try_start(j);
     }
   };
   const Trace trace = trace_from_csv("id,submit_time,gpus,duration\na,0,4,50\nb,100,2,10\n");

@@ -28,7 +28,7 @@ std::map<std::string, std::string> column_by_id(const SimulationResult& result,
   return out;
 }
 
-void ReservationRecorder::on_advance(const SchedContext& ctx, TimeMs /*from_ms*/,
+void ReservationRecorder::on_advance(const RunView& ctx, TimeMs /*from_ms*/,
                                      TimeMs /*to_ms*/) {
   for (const auto& [job, start_ms] : source_.reservations()) {
     if (ctx.state(job).status != JobStatus::kQueued)
@@ -38,11 +38,11 @@ void ReservationRecorder::on_advance(const SchedContext& ctx, TimeMs /*from_ms*/
   }
 }
 
-void ReservationRecorder::on_end(const SchedContext& ctx) {
+void ReservationRecorder::on_end(const RunView& ctx) {
   on_advance(ctx, 0, 0);
 }
 
-void LostWorkOracle::on_job(const SchedContext& ctx, JobIndex job, JobTransition what) {
+void LostWorkOracle::on_job(const RunView& ctx, JobIndex job, JobTransition what) {
   if (tracks_.empty()) {
     tracks_.resize(ctx.trace().jobs.size());
     lost_gpu_ms_.assign(ctx.trace().jobs.size(), 0);
@@ -52,7 +52,7 @@ void LostWorkOracle::on_job(const SchedContext& ctx, JobIndex job, JobTransition
   const TimeMs now_ms = ctx.now();
   switch (what) {
     case JobTransition::kStarted:
-      t.overhead_ms = t.started_before ? restart_overhead_ms(ctx, job) : 0;
+      t.overhead_ms = t.started_before ? ctx.state(job).restart_overhead_ms : 0;
       t.start_ms = now_ms;
       break;
     case JobTransition::kPreempted:
@@ -67,7 +67,7 @@ void LostWorkOracle::on_job(const SchedContext& ctx, JobIndex job, JobTransition
       t.started_before = true;
       if (what != JobTransition::kPreempted && what != JobTransition::kFailed) break;
       const TimeMs done_ms = t.saved_ms + progress_ms;
-      const TimeMs interval_ms = checkpoint_interval_ms(ctx, job);
+      const TimeMs interval_ms = ctx.state(job).checkpoint_interval_ms;
       // Checkpoints sit at whole multiples of the interval of work. Without an interval, a
       // preemption takes one on the spot and a failure keeps the last one.
       TimeMs saved_ms = what == JobTransition::kPreempted ? done_ms : t.saved_ms;

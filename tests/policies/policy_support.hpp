@@ -30,8 +30,8 @@ std::map<std::string, std::string> column_by_id(const SimulationResult& result,
 class ReservationRecorder : public Observer {
  public:
   explicit ReservationRecorder(const ReservationSource& source) : source_(source) {}
-  void on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) override;
-  void on_end(const SchedContext& ctx) override;
+  void on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) override;
+  void on_end(const RunView& ctx) override;
   // [job] = every start time promised to it while it was queued.
   const std::map<JobIndex, std::vector<TimeMs>>& promised() const { return promised_; }
 
@@ -44,7 +44,7 @@ class ReservationRecorder : public Observer {
 // restart overhead spent plus progress past the last checkpoint at each preemption or failure.
 class LostWorkOracle : public Observer {
  public:
-  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override;
+  void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
   const std::vector<TimeMs>& lost_gpu_ms() const { return lost_gpu_ms_; }
 
  private:

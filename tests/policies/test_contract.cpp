@@ -69,7 +69,7 @@ struct Variant {
 // Counts attempts ended by node failures.
 class FailureCounter : public Observer {
  public:
-  void on_job(const SchedContext& /*ctx*/, JobIndex /*job*/, JobTransition what) override {
+  void on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTransition what) override {
     if (what == JobTransition::kFailed) ++failures_;
   }
   std::uint64_t failures() const { return failures_; }

@@ -49,7 +49,7 @@ void check_reservations_kept(const std::string& policy, const std::string& csv,
 class PreemptionJudge : public Observer {
  public:
   explicit PreemptionJudge(TimeMs min_runtime_ms) : min_runtime_ms_(min_runtime_ms) {}
-  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override {
+  void on_job(const RunView& ctx, JobIndex job, JobTransition what) override {
     if (what == JobTransition::kPreempted) {
       const JobState& s = ctx.state(job);
       CHECK(ctx.spec(job).preemptible);
@@ -60,14 +60,14 @@ class PreemptionJudge : public Observer {
       started_.push_back(job);
     }
   }
-  void on_advance(const SchedContext& ctx, TimeMs /*from_ms*/, TimeMs /*to_ms*/) override {
+  void on_advance(const RunView& ctx, TimeMs /*from_ms*/, TimeMs /*to_ms*/) override {
     judge(ctx);
   }
-  void on_end(const SchedContext& ctx) override { judge(ctx); }
+  void on_end(const RunView& ctx) override { judge(ctx); }
   std::uint64_t preemptions() const { return preemptions_; }
 
  private:
-  void judge(const SchedContext& ctx) {
+  void judge(const RunView& ctx) {
     std::int64_t top = std::numeric_limits<std::int64_t>::min();
     for (JobIndex j : started_) top = std::max(top, ctx.spec(j).priority);
     for (JobIndex v : victims_) {

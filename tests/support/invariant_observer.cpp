@@ -12,7 +12,7 @@ namespace {
 }
 }  // namespace
 
-void InvariantObserver::on_begin(const SchedContext& ctx) {
+void InvariantObserver::on_begin(const RunView& ctx) {
   owner_.clear();
   for (const auto& node : ctx.cluster().nodes())
     owner_.emplace_back(static_cast<std::size_t>(node.gpus), 0);
@@ -20,7 +20,7 @@ void InvariantObserver::on_begin(const SchedContext& ctx) {
   last_time_ms_ = ctx.now();
 }
 
-void InvariantObserver::check_capacity(const SchedContext& ctx) const {
+void InvariantObserver::check_capacity(const RunView& ctx) const {
   const Cluster& cluster = ctx.cluster();
   if (held_gpus_ > cluster.total_gpus())
     violated(fmt::format("{} GPUs held, capacity {}", held_gpus_, cluster.total_gpus()));
@@ -37,14 +37,14 @@ void InvariantObserver::check_capacity(const SchedContext& ctx) const {
     violated(fmt::format("running jobs need {} GPUs, {} are held", running_gpus, held_gpus_));
 }
 
-void InvariantObserver::on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) {
+void InvariantObserver::on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) {
   if (from_ms < last_time_ms_ || to_ms <= from_ms)
     violated(fmt::format("time advanced from {} to {} after {}", from_ms, to_ms, last_time_ms_));
   last_time_ms_ = to_ms;
   check_capacity(ctx);
 }
 
-void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransition what) {
+void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition what) {
   ++transitions_;
   const JobState& state = ctx.state(job);
   const auto job_id = ctx.spec(job).id;
@@ -86,7 +86,7 @@ void InvariantObserver::on_job(const SchedContext& ctx, JobIndex job, JobTransit
   check_capacity(ctx);
 }
 
-void InvariantObserver::on_end(const SchedContext& ctx) {
+void InvariantObserver::on_end(const RunView& ctx) {
   for (JobIndex j = 0; j < ctx.trace().jobs.size(); ++j) {
     if (!is_final(ctx.state(j).status))
       violated(fmt::format("job '{}' ended the run {}", ctx.spec(j).id,

@@ -14,16 +14,16 @@ namespace schedlab::testing {
 
 class InvariantObserver : public Observer {
  public:
-  void on_begin(const SchedContext& ctx) override;
-  void on_advance(const SchedContext& ctx, TimeMs from_ms, TimeMs to_ms) override;
-  void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override;
-  void on_end(const SchedContext& ctx) override;
+  void on_begin(const RunView& ctx) override;
+  void on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) override;
+  void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
+  void on_end(const RunView& ctx) override;
 
   std::uint64_t transitions() const { return transitions_; }
   std::uint64_t preemptions() const { return preemptions_; }
 
  private:
-  void check_capacity(const SchedContext& ctx) const;
+  void check_capacity(const RunView& ctx) const;
   std::vector<std::vector<std::int64_t>> owner_;  // [node][gpu] = job index + 1, 0 = free
   std::int64_t held_gpus_ = 0;
   TimeMs last_time_ms_ = 0;

@@ -103,8 +103,8 @@ class IdlePolicy final : public Policy {
 class DoubleBookingPolicy final : public Policy {
  public:
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    for (JobIndex j = 0; j < ctx.trace().jobs.size(); ++j)
-      if (ctx.state(j).status == JobStatus::kQueued) decisions.start(j, {{0, 0x1}});
+    for (JobIndex j = 0; j < ctx.job_count(); ++j)
+      if (ctx.job(j).status() == JobStatus::kQueued) decisions.start(j, {{0, 0x1}});
   }
 };
 
@@ -136,8 +136,8 @@ TEST_CASE("invariant observer catches GPUs held behind the cluster's back",
   Engine engine(trace, Cluster(parse_cluster_spec("1x8")), policy, RunOptions{});
   struct Forger : Observer {
     InvariantObserver inner;
-    void on_begin(const SchedContext& ctx) override { inner.on_begin(ctx); }
-    void on_job(const SchedContext& ctx, JobIndex job, JobTransition what) override {
+    void on_begin(const RunView& ctx) override { inner.on_begin(ctx); }
+    void on_job(const RunView& ctx, JobIndex job, JobTransition what) override {
       if (what != JobTransition::kSubmitted) return;
       auto& state = const_cast<JobState&>(ctx.state(job));
       state.placement = {{0, 0x1}};

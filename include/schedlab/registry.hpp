@@ -1,0 +1,65 @@
+// One way to register named components (policies, placement strategies, trace formats): a
+// registry per kind of component, filled at static-initialization time by SCHEDLAB_REGISTER in
+// the component's own file (built in, or in a plug-in library when it is loaded).
+//
+// Contract: names are unique within a kind (a second registration of a name is an invariant
+// violation); listings are sorted by name, so they never depend on link or load order.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedlab/error.hpp"
+
+namespace schedlab {
+
+// `Info` has a `std::string name` member.
+template <typename Info>
+class Registry {
+ public:
+  static Registry& instance() {
+    static Registry registry;
+    return registry;
+  }
+
+  bool add(Info info) {
+    SCHEDLAB_ASSERT(find(info.name) == nullptr, "registered names are unique within a kind");
+    entries_.push_back(std::move(info));
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Info& a, const Info& b) { return a.name < b.name; });
+    return true;
+  }
+
+  // Sorted by name.
+  const std::vector<Info>& entries() const { return entries_; }
+
+  const Info* find(std::string_view name) const {
+    for (const Info& info : entries_)
+      if (info.name == name) return &info;
+    return nullptr;
+  }
+
+  // "a, b, c": the registered names, for error messages.
+  std::string names() const {
+    std::string out;
+    for (const Info& info : entries_) out += (out.empty() ? "" : ", ") + info.name;
+    return out;
+  }
+
+ private:
+  Registry() = default;
+  std::vector<Info> entries_;
+};
+
+}  // namespace schedlab
+
+#define SCHEDLAB_CONCAT_INNER(a, b) a##b
+#define SCHEDLAB_CONCAT(a, b) SCHEDLAB_CONCAT_INNER(a, b)
+// Registers `Info{...}` in Registry<KIND> when the enclosing library is initialized.
+#define SCHEDLAB_REGISTER(KIND, ...)                                            \
+  namespace {                                                                   \
+  [[maybe_unused]] const bool SCHEDLAB_CONCAT(schedlab_registered_, __LINE__) = \
+      ::schedlab::Registry<KIND>::instance().add(__VA_ARGS__);                  \
+  }
