@@ -124,10 +124,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (interval_ms > 0) target_ms = (target_ms + interval_ms - 1) / interval_ms * interval_ms;
     const TimeMs progress_start_ms = saturating_add(s.last_start_ms, s.overhead_ms);
     const TimeMs needed_ms = target_ms - start_work_ms;
-    // Never useful before the attempt's work is done: its end.
-    if (needed_ms >= s.remaining_work_ms)
-      return saturating_add(progress_start_ms, work_time_ms(s.remaining_work_ms, s.slowdown));
-    return saturating_add(progress_start_ms, held_ms_for_work(s, needed_ms));
+    // Past the attempt's end when it never saves that much (the job ends first).
+    return saturating_add(progress_start_ms, needed_ms < s.remaining_work_ms
+                                                 ? held_ms_for_work(s, needed_ms)
+                                                 : work_time_ms(needed_ms, s.slowdown));
   }
 
   // --- Decisions ---
