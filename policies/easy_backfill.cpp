@@ -14,16 +14,14 @@
 // --no-walltime-kill). A job that could not be backfilled is examined again only once GPUs were
 // released or the reservation changed; until then only newly queued jobs are tried.
 // Parameters: none.
-// Data structures: the framework's queue view (submit, index), split by GPU count so a
-// backfill pass merges only the counts that can still fit the free GPUs; running jobs are kept
-// in a std::set keyed (walltime end, index), so computing T releases only the jobs ending
-// before it, in the framework's what-if cluster where the strategy is asked "what if".
+// Data structures: the framework's queue view (submit, index) and its index by GPU count, so a
+// backfill pass merges only the counts that can still fit the free GPUs; the framework's
+// running jobs by walltime end, so computing T releases only the jobs ending before it, in the
+// framework's what-if cluster where the strategy is asked "what if".
 // Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949;
 // A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
 // estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include "schedlab/error.hpp"
 #include "schedlab/policy_kit.hpp"
@@ -37,25 +35,15 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     queue_ = &ctx.queue();
   }
 
-  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
-
-  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
-
-  void on_requeue(const SchedContext& ctx, JobIndex job) override {
-    stopped(ctx, job);
-    enqueue(ctx, job);
-  }
-
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     const Changes& changes = ctx.changes();
     // Capacity came back before a walltime-based end, or nodes came or went: T may be earlier.
     if (changes.ended_early || changes.nodes_changed) reservation_valid_ = false;
     start_from_head(ctx, decisions);
     if (queue_->empty()) return;
-    const JobIndex head = queue_->begin()->second;
     bool full_pass = changes.released();
-    if (!reservation_valid_ || reserved_job_ != head || reserved_ms_ <= ctx.now()) {
-      compute_reservation(ctx, head);
+    if (!reservation_valid_ || reserved_job_ != queue_->head() || reserved_ms_ <= ctx.now()) {
+      compute_reservation(ctx, queue_->head());
       full_pass = true;
     }
     backfill(ctx, decisions, full_pass);
@@ -63,49 +51,29 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
 
   std::vector<std::pair<JobIndex, TimeMs>> reservations() const override {
     if (!reservation_valid_ || reserved_ms_ == kNever || queue_->empty() ||
-        queue_->begin()->second != reserved_job_)
+        queue_->head() != reserved_job_)
       return {};
     return {{reserved_job_, reserved_ms_}};
   }
 
  private:
-  void enqueue(const SchedContext& ctx, JobIndex job) {
-    const JobView view = ctx.job(job);
-    ++gpus_queued_[view.gpus()];
-    ++walltimes_queued_[view.walltime_ms()];
-    by_gpus_[view.gpus()].insert({view.submit_ms(), job});
-  }
-
-  // No-op for a job that is not running.
-  void stopped(const SchedContext& ctx, JobIndex job) {
-    running_by_end_.erase({ctx.job(job).walltime_end_ms(), job});
-  }
-
-  // Bookkeeping after the engine started `job`.
-  void started(const SchedContext& ctx, JobIndex job) {
-    const JobView view = ctx.job(job);
-    const auto count = gpus_queued_.find(view.gpus());
-    if (--count->second == 0) gpus_queued_.erase(count);
-    by_gpus_[view.gpus()].erase({view.submit_ms(), job});
-    const auto walltime = walltimes_queued_.find(view.walltime_ms());
-    if (--walltime->second == 0) walltimes_queued_.erase(walltime);
-    running_by_end_.emplace(view.walltime_end_ms(), job);
+  void started(JobIndex job) {
     if (job == reserved_job_) reservation_valid_ = false;
   }
 
   void start_from_head(const SchedContext& ctx, Decisions& decisions) {
     while (!queue_->empty()) {
-      const JobIndex job = queue_->begin()->second;
+      const JobIndex job = queue_->head();
       if (ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus() &&
           decisions.try_start(job)) {
-        started(ctx, job);
+        started(job);
         continue;
       }
       // The strategy may prefer other GPUs than the reserved ones; the promise is kept on P.
       if (reservation_valid_ && reserved_job_ == job && reserved_ms_ <= ctx.now() &&
           ctx.cluster().can_allocate(reserved_gpus_)) {
         decisions.start(job, reserved_gpus_);
-        started(ctx, job);
+        started(job);
         continue;
       }
       return;
@@ -120,12 +88,11 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     reserved_ms_ = kNever;
     reserved_gpus_.clear();
     WhatIf& what_if = ctx.what_if();
-    const GpuTypeIndex type = ctx.job(head).gpu_type();
-    const int gpus = ctx.job(head).gpus();
-    for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
+    const RunningByEnd& running = ctx.running_by_walltime_end();
+    for (auto it = running.begin(); it != running.end();) {
       const TimeMs end_ms = it->first;
-      for (; it != running_by_end_.end() && it->first == end_ms; ++it) what_if.release(it->second);
-      if (auto placement = what_if.place(type, gpus)) {
+      for (; it != running.end() && it->first == end_ms; ++it) what_if.release(it->second);
+      if (auto placement = what_if.place(ctx.job(head).gpu_type(), ctx.job(head).gpus())) {
         reserved_ms_ = std::max(end_ms, ctx.now());
         reserved_gpus_ = std::move(*placement);
         break;
@@ -139,7 +106,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     std::vector<QueueEntry> fresh;
     if (!full_pass) {
       for (const QueueEntry& entry : ctx.changes().fresh_entries(ctx))
-        if (entry.second != reserved_job_ && queue_->count(entry)) fresh.push_back(entry);
+        if (entry.second != reserved_job_ && queue_->contains(entry)) fresh.push_back(entry);
       if (fresh.empty()) return;
     }
     // Hold the reservation's currently free GPUs in the what-if cluster: what remains free
@@ -164,65 +131,30 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   }
 
   // Every queued job but the head, in queue order, except those whose GPU count cannot fit
-  // the free GPUs (more than any node has free, for a job that fits on one node; more than
-  // are free, for a larger one), or the spare GPUs when no queued job can end by T: they
-  // would be refused anyway. Implemented as a merge of the
-  // per-GPU-count queues that can still fit, so a pass over a long queue whose free GPUs are
-  // few and scattered visits only the jobs small enough to use them.
+  // the free GPUs (PlacementBound), or the spare GPUs when no queued job can end by T: they
+  // would be refused anyway. So a pass over a long queue whose free GPUs are few and
+  // scattered visits only the jobs small enough to use them.
   void full_backfill_pass(const SchedContext& ctx, Decisions& decisions) {
-    using Cursor = std::pair<std::set<QueueEntry>::const_iterator, int>;  // (position, GPUs)
-    auto later = [](const Cursor& a, const Cursor& b) { return *b.first < *a.first; };
-    std::vector<Cursor> heap;
     // Jobs that may run past T must fit the spare GPUs (the what-if cluster holds P during the
     // pass); if no queued job is short enough to end by T, that is the bound for all of them.
     const bool any_short =
-        saturating_add(ctx.now(), walltimes_queued_.begin()->first) <= reserved_ms_;
-    auto make_bound = [&] { return FitBound(any_short ? ctx.cluster() : ctx.what_if().cluster()); };
-    FitBound bound = make_bound();
-    for (const auto& [gpus, bucket] : by_gpus_)
-      if (!bucket.empty() && bound.may_fit(gpus)) heap.emplace_back(bucket.begin(), gpus);
-    std::make_heap(heap.begin(), heap.end(), later);
-    const JobIndex head = queue_->begin()->second;
-    while (!heap.empty() && can_fit_any(ctx)) {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      auto& [it, gpus] = heap.back();
-      const JobIndex job = (it++)->second;  // `job` may leave its bucket below
-      const bool more = it != by_gpus_.at(gpus).end();
-      if (!bound.may_fit(gpus)) {  // free GPUs only shrink during the pass
-        heap.pop_back();
-        continue;
-      }
-      if (job != head && try_backfill(ctx, decisions, job)) bound = make_bound();
-      if (more) {
-        std::push_heap(heap.begin(), heap.end(), later);
-      } else {
-        heap.pop_back();
-      }
-    }
+        saturating_add(ctx.now(), queue_->smallest_walltime_ms()) <= reserved_ms_;
+    auto make_bound = [&] {
+      return PlacementBound(any_short ? ctx.cluster() : ctx.what_if().cluster());
+    };
+    PlacementBound bound = make_bound();
+    const JobIndex head = queue_->head();
+    queue_->for_each_that_may_fit([&](int gpus) { return bound.may_fit(gpus); },
+                                  [&](JobIndex job) {
+                                    if (job != head && try_backfill(ctx, decisions, job))
+                                      bound = make_bound();  // free GPUs only shrink
+                                    return can_fit_any(ctx);
+                                  });
   }
-
-  // Necessary conditions, from the free GPUs now, for a job of N GPUs to be placed.
-  struct FitBound {
-    explicit FitBound(const Cluster& cluster)
-        : free(cluster.free_gpus()), largest_node(cluster.max_node_gpus(kAnyGpuType)) {
-      for (const auto& group : cluster.groups())
-        for (int k = group.gpus_per_node; k > most_free_on_a_node; --k)
-          if (!group.nodes_by_free[static_cast<std::size_t>(k)].empty()) {
-            most_free_on_a_node = k;
-            break;
-          }
-    }
-    bool may_fit(int gpus) const {
-      return gpus <= largest_node ? gpus <= most_free_on_a_node : gpus <= free;
-    }
-    std::int64_t free;
-    int largest_node;
-    int most_free_on_a_node = 0;
-  };
 
   // Whether any queued job could fit the free GPUs by count.
   bool can_fit_any(const SchedContext& ctx) const {
-    return !gpus_queued_.empty() && ctx.cluster().free_gpus() >= gpus_queued_.begin()->first;
+    return !queue_->empty() && ctx.cluster().free_gpus() >= queue_->smallest_gpus();
   }
 
   // Starts a non-head job now if it fits and cannot delay the reservation; true if started.
@@ -237,17 +169,11 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
       if (!placement) return false;
       decisions.start(job, std::move(*placement));
     }
-    started(ctx, job);
+    started(job);
     return true;
   }
 
-  const QueueView* queue_ = nullptr;                  // the framework's, in submit order
-  std::map<int, std::uint32_t> gpus_queued_;          // queued jobs per GPU count (smallest first)
-  std::map<TimeMs, std::uint32_t> walltimes_queued_;  // queued jobs per walltime
-  // The queue split by GPU count; buckets are never erased (a pass holds iterators to them).
-  std::map<int, std::set<QueueEntry>> by_gpus_;
-  std::set<std::pair<TimeMs, JobIndex>> running_by_end_;  // (walltime-based end, job)
-
+  const QueueView* queue_ = nullptr;  // the framework's, in submit order
   bool reservation_valid_ = false;
   JobIndex reserved_job_ = 0;
   TimeMs reserved_ms_ = kNever;

@@ -89,10 +89,17 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (!queue_view_on_) {  // built on first use, kept from then on
       queue_view_on_ = true;
       for (JobIndex j = 0; j < states_.size(); ++j)
-        if (states_[j].status == JobStatus::kQueued)
-          queue_view_.emplace(trace_.jobs[j].submit_ms, j);
+        if (states_[j].status == JobStatus::kQueued) queue_view_.insert(j);
     }
     return queue_view_;
+  }
+
+  const RunningByEnd& running_by_walltime_end() const override {
+    if (!running_by_end_on_) {  // built on first use, kept from then on
+      running_by_end_on_ = true;
+      for (JobIndex j : running_) running_by_end_.emplace(walltime_end_ms(j), j);
+    }
+    return running_by_end_;
   }
 
   TimeMs work_done_ms(JobIndex job) const override {
@@ -170,7 +177,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     events_.push(end_ms, EventKind::kJobEnd, job, state.attempt);
     running_pos_[job] = static_cast<std::uint32_t>(running_.size());
     running_.push_back(job);
-    if (queue_view_on_) queue_view_.erase({spec.submit_ms, job});
+    if (queue_view_on_) queue_view_.erase(job);
+    if (running_by_end_on_) running_by_end_.emplace(walltime_end_ms(job), job);
     what_if_.on_real_start(state.placement);
     --queued_jobs_;
     queued_gpus_ -= spec.gpus;
@@ -322,6 +330,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
                            : done_ms;
   }
 
+  TimeMs walltime_end_ms(JobIndex job) const {
+    return saturating_add(states_[job].last_start_ms, states_[job].walltime_ms);
+  }
+
   void require_running(JobIndex job, const char* what) const {
     if (job >= states_.size() || states_[job].status != JobStatus::kRunning)
       throw PolicyError(
@@ -410,7 +422,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     }
     state.status = JobStatus::kQueued;
     state.queued_since_ms = now_;
-    if (queue_view_on_) queue_view_.emplace(spec.submit_ms, job);
+    if (queue_view_on_) queue_view_.insert(job);
     ++queued_jobs_;
     queued_gpus_ += spec.gpus;
     if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += spec.gpus;
@@ -436,6 +448,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     state.energy_j += power_w * static_cast<double>(elapsed_ms) / kMsPerSecond;
     cluster_.release(state.placement);
     what_if_.on_real_stop(state.placement);
+    if (running_by_end_on_) running_by_end_.erase({walltime_end_ms(job), job});
     if (power_saving_on_) arm_idle_timers(state.placement);
     const std::uint32_t pos = running_pos_[job];
     SCHEDLAB_ASSERT(pos != kNotRunning && running_[pos] == job, "running index is consistent");
@@ -448,7 +461,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
   void requeue(JobIndex job) {
     JobState& state = states_[job];
-    if (queue_view_on_) queue_view_.emplace(trace_.jobs[job].submit_ms, job);
+    if (queue_view_on_) queue_view_.insert(job);
     state.status = JobStatus::kQueued;
     state.queued_since_ms = now_;
     ++queued_jobs_;
@@ -878,8 +891,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::vector<JobIndex> pending_requeue_;
   mutable WhatIfCluster what_if_;
   Changes changes_;
-  mutable QueueView queue_view_;
+  mutable QueueView queue_view_{trace_.jobs, states_};
   mutable bool queue_view_on_ = false;
+  mutable RunningByEnd running_by_end_;
+  mutable bool running_by_end_on_ = false;
   bool nodes_changed_in_call_ = false;
   static constexpr std::uint32_t kMaxFruitlessInterruptions = 10'000;
   std::vector<std::uint32_t> fruitless_interruptions_;  // per job; sized at the first preemption

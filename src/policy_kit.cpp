@@ -223,6 +223,16 @@ bool FailedSizes::rules_out(GpuTypeIndex type, int gpus) const {
   return false;
 }
 
+PlacementBound::PlacementBound(const Cluster& cluster)
+    : free_gpus_(cluster.free_gpus()), largest_node_gpus_(cluster.max_node_gpus(kAnyGpuType)) {
+  for (const auto& group : cluster.groups())
+    for (int k = group.gpus_per_node; k > most_free_on_a_node_; --k)
+      if (!group.nodes_by_free[static_cast<std::size_t>(k)].empty()) {
+        most_free_on_a_node_ = k;
+        break;
+      }
+}
+
 void param_error(const std::string& policy, const std::string& key, const std::string& value,
                  const std::string& expected) {
   throw ConfigError(

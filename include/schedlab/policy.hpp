@@ -31,6 +31,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/placement_strategy.hpp"
+#include "schedlab/queue_view.hpp"
 #include "schedlab/registry.hpp"
 #include "schedlab/types.hpp"
 
@@ -85,10 +86,8 @@ class JobView {
   GpuTypeIndex gpu_type_;
 };
 
-// Queued jobs in submit order (submit time, then trace order), requeued jobs at their original
-// place. Kept by the framework from the first call of SchedContext::queue() on.
-using QueueEntry = std::pair<TimeMs, JobIndex>;  // (submit time, job)
-using QueueView = std::set<QueueEntry>;
+// Running jobs by walltime-based end (last start + walltime), then job index.
+using RunningByEnd = std::set<std::pair<TimeMs, JobIndex>>;
 
 // What changed since the previous schedule() call (or since the run began, for the first).
 struct Changes {
@@ -147,8 +146,10 @@ class SchedContext {
   virtual const std::vector<JobIndex>& running() const = 0;
   virtual std::size_t queued_jobs() const = 0;
   virtual std::int64_t queued_gpus() const = 0;
-  // Queued jobs in submit order (built on first use, then kept by the framework).
+  // Queued jobs in submit order (kept by the framework from its first use on).
   virtual const QueueView& queue() const = 0;
+  // Running jobs by walltime-based end (kept by the framework from its first use on).
+  virtual const RunningByEnd& running_by_walltime_end() const = 0;
   virtual const Changes& changes() const = 0;
   // The placement strategy of this run, and the planning scratch copy of the cluster.
   virtual const PlacementStrategy& placement() const = 0;
@@ -165,8 +166,9 @@ class SchedContext {
   virtual std::int64_t preemption_cost_gpu_ms(JobIndex running_job) const = 0;
   // The earliest time at which preempting the running `job` keeps, from its current attempt,
   // at least as much work as the restart overhead the preemption costs (and at least 1 ms), up
-  // to the next checkpoint; past the attempt's end if it never will. A policy that never preempts earlier moves every
-  // preempted job forward by at least its overhead per attempt, so preemption cannot livelock.
+  // to the next checkpoint; past the attempt's end if it never will. A policy that never preempts
+  // earlier moves every preempted job forward by at least its overhead per attempt, so preemption
+  // cannot livelock.
   virtual TimeMs earliest_useful_preemption_ms(JobIndex running_job) const = 0;
 };
 

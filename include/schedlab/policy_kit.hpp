@@ -6,9 +6,11 @@
 // arguments, never on addresses or unordered containers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +56,22 @@ class FailedSizes {
   int counted_up_to_gpus_ = std::numeric_limits<int>::max();  // larger failures are not kept
 };
 
+// Necessary conditions, from a cluster's free GPUs, for a job of N GPUs to be placed: on one
+// node (N no larger than the largest node) some node must have N GPUs free; otherwise N GPUs
+// must be free in all.
+class PlacementBound {
+ public:
+  explicit PlacementBound(const Cluster& cluster);
+  bool may_fit(int gpus) const {
+    return gpus <= largest_node_gpus_ ? gpus <= most_free_on_a_node_ : gpus <= free_gpus_;
+  }
+
+ private:
+  std::int64_t free_gpus_;
+  int largest_node_gpus_;
+  int most_free_on_a_node_ = 0;
+};
+
 // Parameter helpers: each throws ConfigError "--param key=value: policy 'P' expects ...".
 // Seconds (decimal) as milliseconds, >= 0.
 TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
@@ -72,6 +90,15 @@ class ReservationSource {
  public:
   virtual ~ReservationSource() = default;
   virtual std::vector<std::pair<JobIndex, TimeMs>> reservations() const = 0;
+
+  // (start, job) pairs as the sorted (job, start) list reservations() returns.
+  static std::vector<std::pair<JobIndex, TimeMs>> by_job(
+      const std::set<std::pair<TimeMs, JobIndex>>& by_start) {
+    std::vector<std::pair<JobIndex, TimeMs>> out;
+    for (const auto& [start_ms, job] : by_start) out.emplace_back(job, start_ms);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
 };
 
 }  // namespace schedlab
