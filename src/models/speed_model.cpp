@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "schedlab/error.hpp"
-#include "schedlab/topology.hpp"
+#include "schedlab/network_topology.hpp"
 
 namespace schedlab {
 
