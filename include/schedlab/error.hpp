@@ -5,6 +5,7 @@
 // invariants are InvariantError (never caught as input errors).
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -46,6 +47,10 @@ class InvariantError : public std::logic_error {
  public:
   using std::logic_error::logic_error;
 };
+
+// The message of a JSON library error without its "[json.exception...] " tag, e.g. "number
+// overflow parsing '1e999'" for a number out of double's range.
+std::string json_error_text(const std::exception& error);
 
 [[noreturn]] void fail_invariant(const char* expr, const char* file, int line,
                                  const std::string& what);

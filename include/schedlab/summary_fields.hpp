@@ -3,13 +3,14 @@
 #pragma once
 
 #include <cstddef>
-#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "schedlab/error.hpp"  // json_error_text
 
 namespace schedlab {
 
@@ -25,10 +26,6 @@ std::vector<NumericField> flatten_numeric(const nlohmann::ordered_json& object);
 
 // The numeric leaf at a dotted path, or nullopt.
 std::optional<double> numeric_at(const nlohmann::ordered_json& object, const std::string& key);
-
-// The message of a JSON library error without its "[json.exception...] " tag, e.g. "number
-// overflow parsing '1e999'" for a number out of double's range.
-std::string json_error_text(const std::exception& error);
 
 // The trace path a summary names: summary["trace"]["path"], or summary["trace"] itself where
 // that is a string (summaries written before the trace key became an object). "" when absent.

@@ -13,7 +13,6 @@
 #include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/error.hpp"
-#include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
 namespace {

@@ -14,9 +14,9 @@
 #include "schedlab/engine.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
+#include "schedlab/network_topology.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/speed_model.hpp"
-#include "schedlab/topology.hpp"
 #include "support/builders.hpp"
 #include "support/invariant_observer.hpp"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "schedlab/event_queue.hpp"
+#include "../../src/sim/event_queue.hpp"
 
 using namespace schedlab;
 

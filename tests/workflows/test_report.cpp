@@ -18,7 +18,7 @@
 
 // The chart layer is internal to the library; its formatter and text-width estimate are the
 // contract the tick-spacing test checks against.
-#include "../../src/report_svg.hpp"
+#include "../../src/workflows/report/report_svg.hpp"
 
 using namespace schedlab;
 using namespace schedlab::testing;

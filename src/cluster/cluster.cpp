@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
+#include "schedlab/network_topology.hpp"
 #include "schedlab/output.hpp"
-#include "schedlab/topology.hpp"
 
 namespace schedlab {
 

@@ -9,7 +9,6 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
-#include "schedlab/summary_fields.hpp"
 #include "schedlab/trace_inventory.hpp"
 
 namespace schedlab {
@@ -24,6 +23,19 @@ const std::vector<GpuType>& builtin_gpu_types() {
       {"B200", 140.0, 1000.0, 4.0, 6300.0, 50.0},
   };
   return types;
+}
+
+CommFactors::CommFactors() {
+  // Rows: link level; columns: comm none, low, medium, high. Sources: docs/cluster.md.
+  static constexpr double kDefaults[kLinkLevelCount][4] = {
+      {1.0, 1.0, 1.0, 1.0},     // inside one NVLink domain: the reference
+      {1.0, 1.02, 1.1, 1.3},    // across NVLink domains of a node (estimate)
+      {1.0, 1.07, 1.41, 2.38},  // across nodes of a rack (Pollux ResNet-50 placement traces)
+      {1.0, 1.1, 1.5, 2.6},     // across racks (estimate)
+      {1.0, 1.15, 1.6, 2.8},    // across pods (estimate)
+  };
+  for (int level = 0; level < kLinkLevelCount; ++level)
+    for (int comm = 0; comm < 4; ++comm) factor[level][comm] = kDefaults[level][comm];
 }
 
 namespace {

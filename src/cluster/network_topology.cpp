@@ -1,4 +1,4 @@
-#include "schedlab/topology.hpp"
+#include "schedlab/network_topology.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -47,14 +47,6 @@ std::optional<double> numeric_at(const nlohmann::ordered_json& object, const std
   return node->get<double>();
 }
 
-std::string json_error_text(const std::exception& error) {
-  const std::string what = error.what();
-  const auto tag_end = what.find("] ");
-  return what.starts_with("[json.exception") && tag_end != std::string::npos
-             ? what.substr(tag_end + 2)
-             : what;
-}
-
 std::string summary_trace_path(const nlohmann::ordered_json& summary) {
   if (!summary.is_object()) return "";
   const auto it = summary.find("trace");

@@ -1,4 +1,4 @@
-#include "schedlab/event_queue.hpp"
+#include "event_queue.hpp"
 
 #include <algorithm>
 

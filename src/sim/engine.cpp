@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "event_queue.hpp"
 #include "schedlab/error.hpp"
-#include "schedlab/event_queue.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/power_model.hpp"
 #include "schedlab/random.hpp"

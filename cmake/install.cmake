@@ -1,0 +1,26 @@
+# `cmake --install`: public headers, the layer libraries, the built-in policies (as object
+# files, so their self-registration survives), the schedlab executable and the package
+# config for find_package(schedlab) with targets schedlab::<layer>.
+include(CMakePackageConfigHelpers)
+
+set(SCHEDLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/schedlab)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/schedlab
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(TARGETS schedlab_core schedlab_trace schedlab_cluster schedlab_placement schedlab_models
+                schedlab_policy schedlab_metrics schedlab_policy_objects schedlab_policies schedlab_sim schedlab_sweep
+                schedlab_report schedlab_check
+        EXPORT schedlabTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/schedlab/policies)
+install(TARGETS schedlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT schedlabTargets NAMESPACE schedlab:: DESTINATION ${SCHEDLAB_INSTALL_CMAKEDIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/schedlabConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/schedlabConfig.cmake
+                              INSTALL_DESTINATION ${SCHEDLAB_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/schedlabConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/schedlabConfig.cmake
+              ${PROJECT_BINARY_DIR}/schedlabConfigVersion.cmake
+        DESTINATION ${SCHEDLAB_INSTALL_CMAKEDIR})
