@@ -16,6 +16,8 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
+#include "schedlab/fingerprint.hpp"
+#include "schedlab/json_keys.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
@@ -48,16 +50,12 @@ std::string param_text(const Json& value, const std::string& source, const std::
              fmt::format("expected a string, number or boolean, got {}", json_text(value)));
 }
 
-void check_keys(const Json& object, const std::set<std::string>& allowed, const std::string& source,
+// The message lists the allowed keys in alphabetical order.
+void check_keys(const Json& object, std::vector<std::string> allowed, const std::string& source,
                 const std::string& where) {
-  for (const auto& [key, value] : object.items()) {
-    if (!allowed.contains(key)) {
-      std::string known;
-      for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
-      spec_error(source, where.empty() ? key : where + "." + key,
-                 fmt::format("unknown key (known: {})", known));
-    }
-  }
+  std::sort(allowed.begin(), allowed.end());
+  if (const auto key = first_unknown_key(object, allowed))
+    spec_error(source, where.empty() ? *key : where + "." + *key, unknown_key_problem(allowed));
 }
 
 const Json& require_array(const Json& spec, const std::string& key, const std::string& source) {
@@ -86,7 +84,7 @@ void parse_policies(const Json& list, const std::string& source, SweepSpec& spec
     if (entry.is_string()) {
       name = entry.get<std::string>();
     } else if (entry.is_object()) {
-      check_keys(entry, {"name", "params", "label"}, source, field);
+      check_keys(entry, {"label", "name", "params"}, source, field);
       const auto it = entry.find("name");
       if (it == entry.end() || !it->is_string())
         spec_error(source, field + ".name", "missing (the policy name, a string)");
@@ -341,25 +339,19 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
 // FNV-1a over what a trace makes a simulation do, so that a resumed sweep notices a changed
 // trace file.
 std::string trace_fingerprint(const Trace& trace) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  auto mix = [&hash](std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) {
-      hash ^= (value >> (8 * i)) & 0xff;
-      hash *= 0x100000001b3ULL;
-    }
-  };
+  Fingerprint hash;
   for (const auto& job : trace.jobs) {
-    for (const char c : job.id) mix(static_cast<unsigned char>(c));
-    mix(static_cast<std::uint64_t>(job.submit_ms));
-    mix(static_cast<std::uint64_t>(job.gpus));
-    mix(static_cast<std::uint64_t>(job.duration_ms));
-    mix(static_cast<std::uint64_t>(job.walltime_ms));
-    mix(static_cast<std::uint64_t>(job.priority));
-    mix(job.preemptible ? 1 : 0);
-    for (const char c : trace.strings.str(job.gpu_type)) mix(static_cast<unsigned char>(c));
+    for (const unsigned char c : job.id) hash.add_u64(c);
+    hash.add_u64(static_cast<std::uint64_t>(job.submit_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.gpus));
+    hash.add_u64(static_cast<std::uint64_t>(job.duration_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.walltime_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.priority));
+    hash.add_u64(job.preemptible ? 1 : 0);
+    for (const unsigned char c : trace.strings.str(job.gpu_type)) hash.add_u64(c);
   }
-  mix(trace.jobs.size());
-  return fmt::format("{:016x}", hash);
+  hash.add_u64(trace.jobs.size());
+  return hash.hex();
 }
 
 Json options_json(const RunOptions& o) {
@@ -382,16 +374,6 @@ Json options_json(const RunOptions& o) {
     out["boot_time_s"] = static_cast<double>(o.boot_time_ms) / 1000.0;
   if (o.carbon) out["carbon"] = o.carbon->path;
   return out;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // Appends ",text" (a CSV field after the first).
@@ -512,12 +494,9 @@ std::string cell_label(const Json& definition) {
 
 // FNV-1a of a file's bytes, as 16 hex digits.
 std::string file_fingerprint(const std::string& path) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : read_file_bytes(path)) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
+  Fingerprint hash;
+  hash.add_bytes(read_file_bytes(path));
+  return hash.hex();
 }
 
 // What cell.json holds: the definition plus everything else that changes the cell's outputs,
@@ -577,8 +556,8 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
                            const std::string& base_dir) {
   if (!json.is_object()) spec_error(source, "(top level)", "expected a JSON object");
   check_keys(json,
-             {"description", "policies", "traces", "clusters", "load_scales", "seeds", "options",
-              "reproducible"},
+             {"clusters", "description", "load_scales", "options", "policies", "reproducible",
+              "seeds", "traces"},
              source, "");
   SweepSpec spec;
   spec.source = source;
@@ -592,7 +571,7 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
     if (traces[i].is_string()) {
       trace.path = traces[i].get<std::string>();
     } else if (traces[i].is_object()) {
-      check_keys(traces[i], {"path", "format"}, source, field);
+      check_keys(traces[i], {"format", "path"}, source, field);
       const auto path = traces[i].find("path");
       if (path == traces[i].end() || !path->is_string())
         spec_error(source, field + ".path", "missing (the trace file, a string)");
