@@ -18,6 +18,7 @@
 #include "schedlab/failure_model.hpp"
 #include "schedlab/fingerprint.hpp"
 #include "schedlab/json_keys.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
@@ -721,19 +722,85 @@ Trace scale_arrivals(const Trace& trace, double load_scale) {
   return out;
 }
 
+SweepInputs load_sweep_inputs(const SweepSpec& spec) {
+  for (const auto& variant : spec.variants) make_policy(variant.policy, variant.params);
+  make_placement(spec.options.placement);
+  SweepInputs inputs;
+  for (const auto& text : spec.clusters) inputs.clusters.push_back(parse_cluster_spec(text));
+  for (const auto& t : spec.traces)
+    inputs.traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
+  return inputs;
+}
+
+SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
+                               const SweepCell& cell) {
+  SimulationRequest request;
+  request.policy = spec.variants[cell.variant].policy;
+  request.params = spec.variants[cell.variant].params;
+  request.options = spec.options;
+  request.options.seed = spec.seeds[cell.seed];
+  request.reproducible = spec.reproducible;
+  const double load = spec.load_scales[cell.load];
+  if (load == 1.0)
+    return simulate(inputs.traces[cell.trace], inputs.clusters[cell.cluster], request);
+  const Trace scaled = scale_arrivals(inputs.traces[cell.trace], load);
+  return simulate(scaled, inputs.clusters[cell.cluster], request);
+}
+
+void for_each_cell(
+    const std::vector<SweepCell>& cells, unsigned jobs,
+    const std::function<void(const SweepCell&)>& work,
+    const std::function<void(const SweepCell&, std::exception_ptr, double wall_s)>& finished) {
+  SCHEDLAB_ASSERT(jobs >= 1, "at least one worker");
+  std::mutex mutex;  // serializes `finished`
+  std::atomic<std::size_t> next{0};
+  auto worker = [&]() {
+    while (true) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= cells.size()) return;
+      const SweepCell& cell = cells[slot];
+      const auto started = std::chrono::steady_clock::now();
+      std::exception_ptr failure;
+      try {
+        work(cell);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+      std::lock_guard lock(mutex);
+      finished(cell, failure, wall.count());
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(jobs, cells.size());
+  if (threads <= 1) {
+    worker();
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
+  for (auto& thread : pool) thread.join();
+}
+
+Json results_row(const SweepSpec& spec, const SweepCell& cell, const Json* summary,
+                 const std::string& error) {
+  Json row = cell_definition(spec, cell);
+  if (summary != nullptr) {
+    row["status"] = "ok";
+    row["dir"] = cell_dir_name(spec, cell);
+    row["summary"] = *summary;
+  } else {
+    row["status"] = "failed";
+    row["error"] = error;
+  }
+  return row;
+}
+
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   SCHEDLAB_ASSERT(options.jobs >= 1, "at least one worker");
   // Validate every input before anything is written.
-  for (const auto& variant : spec.variants) make_policy(variant.policy, variant.params);
-  make_placement(spec.options.placement);
-  std::vector<ClusterSpec> clusters;
-  for (const auto& text : spec.clusters) clusters.push_back(parse_cluster_spec(text));
-  std::vector<Trace> traces;
+  const SweepInputs inputs = load_sweep_inputs(spec);
   std::vector<std::string> fingerprints;
-  for (const auto& t : spec.traces) {
-    traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
-    fingerprints.push_back(trace_fingerprint(traces.back()));
-  }
+  for (const auto& trace : inputs.traces) fingerprints.push_back(trace_fingerprint(trace));
 
   const std::vector<SweepCell> cells = expand_cells(spec);
   std::vector<Json> definitions;
@@ -759,7 +826,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   std::vector<std::optional<Json>> summaries(cells.size());
   std::vector<std::string> errors(cells.size());
   std::vector<std::exception_ptr> failures(cells.size());
-  std::vector<std::size_t> pending;
+  std::vector<SweepCell> pending;
   SweepOutcome outcome;
   outcome.cells = cells.size();
   for (const auto& cell : cells) {
@@ -776,89 +843,54 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
         }
       }
     }
-    pending.push_back(cell.index);
+    pending.push_back(cell);
   }
 
-  std::mutex mutex;  // guards progress and the per-cell result slots' publication order
   SweepProgress progress;
   progress.total = cells.size();
   progress.done = outcome.resumed;
   progress.resumed = outcome.resumed;
   if (options.progress) options.progress(progress);
 
-  std::atomic<std::size_t> next{0};
-  auto worker = [&]() {
-    while (true) {
-      const std::size_t slot = next.fetch_add(1);
-      if (slot >= pending.size()) return;
-      const SweepCell& cell = cells[pending[slot]];
-      const auto started = std::chrono::steady_clock::now();
-      bool ok = true;
-      try {
-        // A stale record must not outlive the files it describes: it goes before any is replaced.
-        std::error_code ignored;
-        fs::remove(fs::path(options.out_dir) / cell_dir_name(spec, cell) / "cell.json", ignored);
-        SimulationRequest request;
-        request.policy = spec.variants[cell.variant].policy;
-        request.params = spec.variants[cell.variant].params;
-        request.options = spec.options;
-        request.options.seed = spec.seeds[cell.seed];
-        request.reproducible = spec.reproducible;
-        const double load = spec.load_scales[cell.load];
-        SimulationResult result;
-        if (load == 1.0) {
-          result = simulate(traces[cell.trace], clusters[cell.cluster], request);
-        } else {
-          const Trace scaled = scale_arrivals(traces[cell.trace], load);
-          result = simulate(scaled, clusters[cell.cluster], request);
-        }
-        const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
-        const std::string summary_text = result.summary.dump(2) + "\n";
-        const std::string marker_text = markers[cell.index].dump(2) + "\n";
-        // cell.json last: it marks the cell done only once the other files are in place.
-        write_files_atomically(dir.string(), {{"summary.json", summary_text},
-                                              {"jobs.csv", result.jobs_csv},
-                                              {"timeseries.csv", result.timeseries_csv},
-                                              {"cell.json", marker_text}});
-        summaries[cell.index] = std::move(result.summary);
-      } catch (...) {
-        ok = false;
-        failures[cell.index] = std::current_exception();
-        errors[cell.index] = failure_text(failures[cell.index]);
-      }
-      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
-      std::lock_guard lock(mutex);
-      ++progress.done;
-      if (!ok) ++progress.failed;
-      progress.cell = cell.index;
-      progress.label = cell_label(definitions[cell.index]);
-      progress.wall_s = wall.count();
-      progress.ok = ok;
-      if (options.progress) options.progress(progress);
-    }
+  // Each cell writes only its own result slot and directory.
+  auto work = [&](const SweepCell& cell) {
+    const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
+    // A stale record must not outlive the files it describes: it goes before any is replaced.
+    std::error_code ignored;
+    fs::remove(dir / "cell.json", ignored);
+    SimulationResult result = simulate_cell(spec, inputs, cell);
+    const std::string summary_text = result.summary.dump(2) + "\n";
+    const std::string marker_text = markers[cell.index].dump(2) + "\n";
+    // cell.json last: it marks the cell done only once the other files are in place.
+    write_files_atomically(dir.string(), {{"summary.json", summary_text},
+                                          {"jobs.csv", result.jobs_csv},
+                                          {"timeseries.csv", result.timeseries_csv},
+                                          {"cell.json", marker_text}});
+    summaries[cell.index] = std::move(result.summary);
   };
-  const std::size_t threads = std::min<std::size_t>(options.jobs, pending.size());
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
-    for (auto& thread : pool) thread.join();
-  }
+  auto finished = [&](const SweepCell& cell, std::exception_ptr failure, double wall_s) {
+    if (failure) {
+      failures[cell.index] = failure;
+      errors[cell.index] = failure_text(failure);
+    }
+    ++progress.done;
+    if (failure) ++progress.failed;
+    progress.cell = cell.index;
+    progress.label = cell_label(definitions[cell.index]);
+    progress.wall_s = wall_s;
+    progress.ok = !failure;
+    if (options.progress) options.progress(progress);
+  };
+  for_each_cell(pending, options.jobs, work, finished);
   outcome.ran = pending.size();
 
   // Rows in cell order, whatever the completion order was.
   std::vector<Json> rows;
   std::string results_jsonl;
   for (const auto& cell : cells) {
-    Json row = definitions[cell.index];
-    if (summaries[cell.index]) {
-      row["status"] = "ok";
-      row["dir"] = cell_dir_name(spec, cell);
-      row["summary"] = *summaries[cell.index];
-    } else {
-      row["status"] = "failed";
-      row["error"] = errors[cell.index];
+    const Json* summary = summaries[cell.index] ? &*summaries[cell.index] : nullptr;
+    Json row = results_row(spec, cell, summary, errors[cell.index]);
+    if (summary == nullptr) {
       ++outcome.failed;
       if (!outcome.first_failure) {
         outcome.first_failure = failures[cell.index];
@@ -955,8 +987,8 @@ std::vector<SweepGroup> aggregate_sweep(const std::vector<Json>& rows) {
     SweepGroup& group = groups[it->second];
     group.seeds.push_back(row.at("seed").get<std::uint64_t>());
     for (const auto& field : flatten_numeric(row.at("summary"))) {
-      // options.* are the run's inputs (options.seed differs by design), not metrics.
-      if (field.key.starts_with("options.")) continue;
+      // The options echo holds the run's inputs (options.seed differs by design), not metrics.
+      if (key_has_prefix(field.key, kOptionsGroup)) continue;
       auto& sample = samples[it->second][field.key];
       if (sample.empty()) group.metrics.push_back(field.key);
       sample.push_back(field.value);

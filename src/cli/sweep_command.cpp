@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/summary_fields.hpp"
@@ -220,7 +221,9 @@ class ProgressPrinter {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-std::string mean_ci_text(const SweepGroup& group, const std::string& metric, int decimals) {
+// Mean (± 95% CI) of a catalog metric, with the catalog's decimals.
+std::string mean_ci_text(const SweepGroup& group, const std::string& metric) {
+  const int decimals = catalog_metric(metric).decimals;
   const auto it = group.stats.find(metric);
   if (it == group.stats.end()) return "-";
   if (it->second.n < 2) return fixed(it->second.mean, decimals);
@@ -239,8 +242,8 @@ std::string overview(const std::vector<SweepGroup>& groups) {
         std::filesystem::path(g.definition["trace"].get<std::string>()).filename().string(),
         g.definition["cluster"].get<std::string>(),
         format_number(g.definition["load_scale"].get<double>()), g.seeds.size(),
-        mean_ci_text(g, "wait_s.mean", 1), mean_ci_text(g, "jct_s.mean", 1),
-        mean_ci_text(g, "utilization", 4));
+        mean_ci_text(g, "wait_s.mean"), mean_ci_text(g, "jct_s.mean"),
+        mean_ci_text(g, "utilization"));
   }
   return out;
 }
