@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/run_option_table.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/trace.hpp"
 
@@ -202,105 +204,65 @@ std::string resolve_spec_path(const std::string& path, const std::string& base_d
   return fs::equivalent(joined, tidy, ec) ? tidy.string() : joined.string();
 }
 
+// The spec's "options", as the run command's flags of the same names (run_option_table.hpp).
+// Generated failures without seed=S draw from each cell's seed, so the seeds axis varies them.
 void parse_options(const Json& options, const std::string& source, const std::string& base_dir,
                    SweepSpec& spec) {
   if (!options.is_object())
     spec_error(source, "options", fmt::format("expected an object, got {}", json_text(options)));
-  check_keys(options,
-             {"placement", "estimate", "walltime_kill", "checkpoint_interval_s",
-              "restart_overhead_s", "interval_s", "speed_model", "failures", "failure_trace",
-              "node_power", "pue", "power_off_idle_s", "boot_time_s", "carbon"},
-             source, "options");
-  RunOptions& run = spec.options;
-  auto string_option = [&](const char* key, std::string& target) {
-    if (const auto it = options.find(key); it != options.end()) {
-      if (!it->is_string())
-        spec_error(source, fmt::format("options.{}", key),
-                   fmt::format("expected a string, got {}", json_text(*it)));
-      target = it->get<std::string>();
-    }
-  };
-  auto seconds_option = [&](const char* key, TimeMs& target, bool allow_zero) {
+  std::vector<std::string> known;
+  for (const auto& option : run_option_table())
+    if (option.in_spec) known.emplace_back(option.key);
+  check_keys(options, known, source, "options");
+  auto text_given = [&options](const char* key) {
     const auto it = options.find(key);
-    if (it == options.end()) return;
-    const std::string field = fmt::format("options.{}", key);
-    if (!it->is_number())
-      spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
-    try {
-      target = option_seconds_ms(it->get<double>(), allow_zero);
-    } catch (const ConfigError& e) {
-      spec_error(source, field, fmt::format("{}, got {}", e.what(), json_text(*it)));
-    }
+    return it != options.end() && it->is_string() && !it->get<std::string>().empty();
   };
-  string_option("placement", run.placement);
-  try {
-    make_placement(run.placement);
-  } catch (const InputError& e) {
-    spec_error(source, "options.placement", e.what());
-  }
-  std::string estimate = estimate_name(run);
-  string_option("estimate", estimate);
-  try {
-    parse_estimate(estimate, run);
-  } catch (const InputError& e) {
-    spec_error(source, "options.estimate", e.what());
-  }
-  if (const auto it = options.find("walltime_kill"); it != options.end()) {
-    if (!it->is_boolean())
-      spec_error(source, "options.walltime_kill",
-                 fmt::format("expected true or false, got {}", json_text(*it)));
-    run.walltime_kill = it->get<bool>();
-  }
-  seconds_option("checkpoint_interval_s", run.checkpoint_interval_ms, true);
-  seconds_option("restart_overhead_s", run.restart_overhead_ms, true);
-  seconds_option("interval_s", run.timeseries_interval_ms, false);
-
-  // Cluster models (docs/cluster.md), as the run command's flags of the same names. Generated
-  // failures without seed=S draw from each cell's seed, so the seeds axis varies them.
-  auto guarded = [&](const char* key, auto&& parse) {
+  if (text_given("failures") && text_given("failure_trace"))
+    spec_error(source, "options.failure_trace", "cannot be combined with options.failures");
+  for (const auto& option : run_option_table()) {
+    const auto it = options.find(std::string(option.key));
+    if (!option.in_spec || it == options.end()) continue;
+    const std::string field = fmt::format("options.{}", option.key);
+    RunOptionValue value;
+    switch (option.kind) {
+      case RunOptionKind::kText:
+      case RunOptionKind::kFile:
+        if (!it->is_string())
+          spec_error(source, field, fmt::format("expected a string, got {}", json_text(*it)));
+        value = option.kind == RunOptionKind::kFile && !it->get<std::string>().empty()
+                    ? resolve_spec_path(it->get<std::string>(), base_dir)
+                    : it->get<std::string>();
+        break;
+      case RunOptionKind::kSwitch:
+        if (!it->is_boolean())
+          spec_error(source, field, fmt::format("expected true or false, got {}", json_text(*it)));
+        value = it->get<bool>();
+        break;
+      case RunOptionKind::kSeconds:
+        if (!it->is_number())
+          spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
+        value = it->get<double>();
+        break;
+      case RunOptionKind::kNumber:
+      case RunOptionKind::kInteger:
+        if (!it->is_number())
+          value = std::numeric_limits<double>::quiet_NaN();  // refused by set
+        else
+          value = it->get<double>();
+        break;
+    }
     try {
-      parse();
+      option.set(spec.options, value);
     } catch (const InputError& e) {
-      spec_error(source, fmt::format("options.{}", key), e.what());
+      // Number problems are worded without the option: the value follows.
+      const bool number = option.kind == RunOptionKind::kSeconds ||
+                          option.kind == RunOptionKind::kNumber ||
+                          option.kind == RunOptionKind::kInteger;
+      spec_error(source, field,
+                 number ? fmt::format("{}, got {}", e.what(), json_text(*it)) : e.what());
     }
-  };
-  std::string speed_model = speed_model_name(run.speed_model);
-  string_option("speed_model", speed_model);
-  guarded("speed_model", [&] { run.speed_model = parse_speed_model(speed_model); });
-  std::string failures;
-  string_option("failures", failures);
-  if (!failures.empty()) guarded("failures", [&] { parse_failures_option(failures, run); });
-  std::string failure_trace;
-  string_option("failure_trace", failure_trace);
-  if (!failure_trace.empty()) {
-    if (!failures.empty())
-      spec_error(source, "options.failure_trace", "cannot be combined with options.failures");
-    guarded("failure_trace", [&] {
-      run.failure_trace = std::make_shared<const FailureTrace>(
-          load_failure_trace(resolve_spec_path(failure_trace, base_dir)));
-    });
   }
-  if (const auto it = options.find("node_power"); it != options.end()) {
-    if (!it->is_boolean())
-      spec_error(source, "options.node_power",
-                 fmt::format("expected true or false, got {}", json_text(*it)));
-    run.node_power = it->get<bool>();
-  }
-  if (const auto it = options.find("pue"); it != options.end()) {
-    if (!it->is_number() || !(it->get<double>() >= 1.0 && it->get<double>() <= 10.0))
-      spec_error(source, "options.pue",
-                 fmt::format("expected a number in 1..10, got {}", json_text(*it)));
-    run.pue = it->get<double>();
-  }
-  seconds_option("power_off_idle_s", run.power_off_idle_ms, true);
-  seconds_option("boot_time_s", run.boot_time_ms, false);
-  std::string carbon;
-  string_option("carbon", carbon);
-  if (!carbon.empty())
-    guarded("carbon", [&] {
-      run.carbon = std::make_shared<const CarbonSeries>(
-          load_carbon_series(resolve_spec_path(carbon, base_dir)));
-    });
 }
 
 std::uint64_t parse_seed(const Json& value, const std::string& source, const std::string& field) {
@@ -355,25 +317,13 @@ std::string trace_fingerprint(const Trace& trace) {
   return hash.hex();
 }
 
+// The options as sweep.json and cell.json write them: those left at their defaults only where
+// the table says they always appear.
 Json options_json(const RunOptions& o) {
-  Json out;
-  out["placement"] = o.placement;
-  out["estimate"] = estimate_name(o);
-  out["walltime_kill"] = o.walltime_kill;
-  out["checkpoint_interval_s"] = static_cast<double>(o.checkpoint_interval_ms) / 1000.0;
-  out["restart_overhead_s"] = static_cast<double>(o.restart_overhead_ms) / 1000.0;
-  out["interval_s"] = static_cast<double>(o.timeseries_interval_ms) / 1000.0;
-  // Cluster-model options only when set, so specs without them keep their form.
-  if (o.speed_model != SpeedModel::kOff) out["speed_model"] = speed_model_name(o.speed_model);
-  if (!o.failures_text.empty()) out["failures"] = o.failures_text;
-  if (o.failure_trace) out["failure_trace"] = o.failure_trace->path;
-  if (o.node_power) out["node_power"] = true;
-  if (o.pue > 0) out["pue"] = o.pue;
-  if (o.power_off_idle_ms > 0)
-    out["power_off_idle_s"] = static_cast<double>(o.power_off_idle_ms) / 1000.0;
-  if (o.power_off_idle_ms > 0 || o.boot_time_ms != RunOptions{}.boot_time_ms)
-    out["boot_time_s"] = static_cast<double>(o.boot_time_ms) / 1000.0;
-  if (o.carbon) out["carbon"] = o.carbon->path;
+  Json out = Json::object();
+  for (const auto& option : run_option_table())
+    if (option.in_spec && (option.shown_in_spec == nullptr || option.shown_in_spec(o)))
+      out[std::string(option.key)] = option.value(o);
   return out;
 }
 
