@@ -32,6 +32,22 @@ double seconds_of(TimeMs ms) {
   return static_cast<double>(ms) / 1000.0;
 }
 
+// A file option held as the object read from it (FailureTrace, CarbonSeries: each keeps its
+// path); "" leaves it unset.
+template <class Loaded, std::shared_ptr<const Loaded> RunOptions::*kMember,
+          Loaded (*kLoad)(const std::string&)>
+void set_file(RunOptions& o, const RunOptionValue& v) {
+  if (!text_of(v).empty()) o.*kMember = std::make_shared<const Loaded>(kLoad(text_of(v)));
+}
+template <class Loaded, std::shared_ptr<const Loaded> RunOptions::*kMember>
+Json file_value(const RunOptions& o) {
+  return Json(o.*kMember ? (o.*kMember)->path : "");
+}
+template <class Loaded, std::shared_ptr<const Loaded> RunOptions::*kMember>
+bool file_set(const RunOptions& o) {
+  return o.*kMember != nullptr;
+}
+
 constexpr double kMinPue = 1.0;
 constexpr double kMaxPue = 10.0;
 
@@ -100,12 +116,9 @@ const RunOptionInfo kTable[] = {
     {"failure_trace", "--failure-trace", RunOptionKind::kFile,
      "node failures from a CSV file: node, down_time, up_time", true, true,
      SummaryEcho::kClusterModels,
-     [](RunOptions& o, const RunOptionValue& v) {
-       if (!text_of(v).empty())
-         o.failure_trace = std::make_shared<const FailureTrace>(load_failure_trace(text_of(v)));
-     },
-     [](const RunOptions& o) { return Json(o.failure_trace ? o.failure_trace->path : ""); },
-     [](const RunOptions& o) { return o.failure_trace != nullptr; }},
+     set_file<FailureTrace, &RunOptions::failure_trace, load_failure_trace>,
+     file_value<FailureTrace, &RunOptions::failure_trace>,
+     file_set<FailureTrace, &RunOptions::failure_trace>},
     {"node_power", "--node-power", RunOptionKind::kSwitch,
      "count node base power (on) and off power in energy", true, true, SummaryEcho::kClusterModels,
      [](RunOptions& o, const RunOptionValue& v) { o.node_power = bool_of(v); },
@@ -142,13 +155,8 @@ const RunOptionInfo kTable[] = {
      }},
     {"carbon", "--carbon", RunOptionKind::kFile,
      "grid carbon intensity CSV (time, gco2_per_kwh) for emissions_kg", true, true,
-     SummaryEcho::kClusterModels,
-     [](RunOptions& o, const RunOptionValue& v) {
-       if (!text_of(v).empty())
-         o.carbon = std::make_shared<const CarbonSeries>(load_carbon_series(text_of(v)));
-     },
-     [](const RunOptions& o) { return Json(o.carbon ? o.carbon->path : ""); },
-     [](const RunOptions& o) { return o.carbon != nullptr; }},
+     SummaryEcho::kClusterModels, set_file<CarbonSeries, &RunOptions::carbon, load_carbon_series>,
+     file_value<CarbonSeries, &RunOptions::carbon>, file_set<CarbonSeries, &RunOptions::carbon>},
 };
 
 }  // namespace
