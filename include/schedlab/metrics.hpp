@@ -100,7 +100,8 @@ class MetricsCollector : public Observer {
   void add_to_series(const Segment& segment, const ModelSegment& models);
   double facility_power_w(const Segment& segment, const ModelSegment& models) const;
   void add_energy_keys(nlohmann::ordered_json& out) const;
-  void add_option_keys(nlohmann::ordered_json& options_json) const;
+  // The run's options as summary.json echoes them (run_option_table.hpp).
+  nlohmann::ordered_json options_json() const;
 
   const RunView* ctx_ = nullptr;
   // Whether a cluster model is on: outputs gain their cluster-model keys and columns.

@@ -23,6 +23,7 @@ std::string fixed(double value, int decimals);
 void append_fixed(std::string& out, double value, int decimals);
 // A CSV field, quoted (RFC 4180) only when it holds a comma, quote or line break.
 void append_csv_field(std::string& out, std::string_view text);
+std::string csv_field(std::string_view text);
 void append_int(std::string& out, std::int64_t value);
 // Milliseconds as seconds with exactly 3 decimals ("12.345").
 void append_seconds(std::string& out, std::int64_t ms);

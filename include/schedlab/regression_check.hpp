@@ -4,10 +4,10 @@
 // Contracts:
 // - Every numeric field is compared generically (dotted paths, e.g. "wait_s.p95"), so new
 //   summary keys are reported without code changes.
-// - Known metrics have a direction (metric_direction): lower wait is better, higher utilization
-//   is better. A change in the worse direction beyond the metric's tolerance is a regression.
-//   The default tolerance of directional metrics is 0%: the simulator is deterministic, so any
-//   worsening is a real change in behaviour.
+// - Metrics have the direction the catalog gives them (metric_catalog.hpp): lower wait is
+//   better, higher utilization is better. A change in the worse direction beyond the metric's
+//   tolerance is a regression. The default tolerance of directional metrics is 0%: the simulator is
+//   deterministic, so any worsening is a real change in behaviour.
 // - Neutral and unknown metrics get no verdict unless a tolerance names them (exactly or by a
 //   prefix); then a change beyond it in either direction is a regression.
 // - engine.wall_s is a wall-clock timing: reported, never gated.
@@ -23,17 +23,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace schedlab {
+#include "schedlab/metric_catalog.hpp"
 
-enum class MetricDirection {
-  kLowerIsBetter,
-  kHigherIsBetter,
-  kNeutral,     // describes the setup or the workload (cluster size, jobs submitted, events)
-  kNeverGated,  // wall-clock timings
-  kUnknown,     // not in the table (e.g. a metric added after this table was written)
-};
-MetricDirection metric_direction(const std::string& key);
-const char* direction_text(MetricDirection direction);  // "lower is better", ...
+namespace schedlab {
 
 // --tolerance PATTERN=PERCENT[%]. PATTERN is a metric ("wait_s.p95"), a prefix covering its
 // sub-metrics ("wait_s"), or "*" (every directional metric). The most specific pattern wins.

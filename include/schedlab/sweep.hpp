@@ -26,6 +26,7 @@
 
 #include "schedlab/job.hpp"
 #include "schedlab/run_options.hpp"
+#include "schedlab/simulation.hpp"
 #include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
@@ -87,6 +88,33 @@ std::string cell_key(const nlohmann::ordered_json& definition);
 // Arrival-time compression: submit' = t0 + round((submit - t0) / load_scale), t0 = earliest
 // submit. load_scale 2 offers the same jobs in half the time (twice the load).
 Trace scale_arrivals(const Trace& trace, double load_scale);
+
+// The traces and clusters of a spec, read and parsed: parallel to spec.traces and spec.clusters.
+struct SweepInputs {
+  std::vector<Trace> traces;
+  std::vector<ClusterSpec> clusters;
+};
+// Validates the policies and the placement and reads every trace and cluster spec (throws
+// ConfigError / TraceError).
+SweepInputs load_sweep_inputs(const SweepSpec& spec);
+
+// The simulation of one cell: its variant on its trace (arrivals scaled by its load scale) and
+// cluster, with the spec's options and the cell's seed.
+SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
+                               const SweepCell& cell);
+
+// The sweep's worker pool: calls `work(cell)` for every cell on up to `jobs` threads (>= 1),
+// then `finished(cell, failure, wall_s)` with what `work` threw (null when it returned). The
+// `finished` calls are serialized (never concurrent), in completion order.
+void for_each_cell(
+    const std::vector<SweepCell>& cells, unsigned jobs,
+    const std::function<void(const SweepCell&)>& work,
+    const std::function<void(const SweepCell&, std::exception_ptr, double wall_s)>& finished);
+
+// The results row of a cell (a line of results.jsonl): its definition, "status" ("ok" with
+// `summary`, else "failed" with `error`), and "dir" and "summary" when ok.
+nlohmann::ordered_json results_row(const SweepSpec& spec, const SweepCell& cell,
+                                   const nlohmann::ordered_json* summary, const std::string& error);
 
 struct SweepProgress {
   std::size_t done = 0;  // cells finished so far, including resumed ones

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedlab/job.hpp"
+#include "schedlab/run_option_table.hpp"
 #include "schedlab/run_options.hpp"
 
 namespace schedlab {
@@ -30,30 +32,20 @@ inline constexpr int kExitInternal = 4;    // a policy bug or a broken internal 
 
 using Action = std::function<int()>;
 
-// Options shared by every command that runs simulations.
+// Options shared by every command that runs simulations. The run options (the flags of
+// run_option_table()) are kept as given and validated by to_run_options.
 struct SimulationOptions {
   std::string trace;
   std::string format = "auto";
   std::string cluster;
-  std::string estimate = "exact";
-  bool no_walltime_kill = false;
-  double checkpoint_interval_s = 0;
-  double restart_overhead_s = 30;
-  double interval_s = 300;
-  std::string placement = "pack";
-  std::uint64_t seed = 1;
   bool reproducible = false;
-  std::vector<std::string> filters;  // --filter KEY=VALUE (schedlab/trace_filter.hpp)
-  // Cluster models (docs/cluster.md).
-  std::string speed_model = "off";
-  std::string failures;       // rate=R[,repair=H][,seed=S]
-  std::string failure_trace;  // FILE
-  bool node_power = false;
-  std::optional<double> pue;  // unset = the cluster spec's
-  double power_off_idle_s = 0;
-  double boot_time_s = 300;
-  std::string carbon;  // FILE
+  std::vector<std::string> filters;             // --filter KEY=VALUE (schedlab/trace_filter.hpp)
+  std::map<std::string, RunOptionValue> given;  // run option key -> value from its flag
 };
+// Registers the flags of every run option on `command`: those with `in_spec` only when
+// `spec_options_only` (the sweep command, whose seeds are an axis).
+void add_run_option_flags(CLI::App& command, std::map<std::string, RunOptionValue>& given,
+                          bool spec_options_only);
 void add_simulation_options(CLI::App& command, SimulationOptions& options);
 // Validates and converts; throws ConfigError.
 RunOptions to_run_options(const SimulationOptions& options);

@@ -1,5 +1,5 @@
-// schedlab compare: runs several policies on the same trace, cluster and options and prints
-// one table (policy by metric), or JSON / CSV for machines.
+// schedlab compare: a one-axis sweep over policies on the same trace, cluster and options,
+// shown as one table (policy by metric, named by the metric catalog), or JSON / CSV.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -10,9 +10,11 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/simulation.hpp"
+#include "schedlab/sweep.hpp"
 
 namespace schedlab::cli {
 
@@ -27,40 +29,18 @@ struct CompareArgs {
   std::string out_dir;
 };
 
-// One column of the comparison: a summary.json path and how to show it.
-struct Metric {
-  const char* key;      // CSV / JSON name
-  const char* heading;  // table heading
-  const char* path[2];  // summary.json path (second element may be null)
-  double scale;         // table value = summary value * scale
-  int decimals;         // table decimals
+// The compared metrics (summary.json keys); names, units and decimals come from the catalog.
+constexpr const char* kCompared[] = {
+    "wait_s.mean",           "wait_s.p95",     "jct_s.mean",
+    "bounded_slowdown.mean", "utilization",    "gpu_hours.idle_while_jobs_wait",
+    "restarts.total",        "gpu_hours.lost", "energy_kwh.total",
 };
 
-constexpr Metric kMetrics[] = {
-    {"wait_mean_s", "wait mean s", {"wait_s", "mean"}, 1.0, 1},
-    {"wait_p95_s", "wait p95 s", {"wait_s", "p95"}, 1.0, 1},
-    {"jct_mean_s", "JCT mean s", {"jct_s", "mean"}, 1.0, 1},
-    {"bounded_slowdown_mean", "bsld mean", {"bounded_slowdown", "mean"}, 1.0, 3},
-    {"utilization", "util %", {"utilization", nullptr}, 100.0, 2},
-    {"idle_gpu_hours_while_waiting",
-     "idle GPU-h waiting",
-     {"gpu_hours", "idle_while_jobs_wait"},
-     1.0,
-     1},
-    {"restarts", "restarts", {"restarts", "total"}, 1.0, 0},
-    {"lost_gpu_hours", "lost GPU-h", {"gpu_hours", "lost"}, 1.0, 2},
-    {"energy_kwh", "energy kWh", {"energy_kwh", "total"}, 1.0, 1},
-};
-
-double metric_value(const nlohmann::ordered_json& summary, const Metric& metric) {
-  const nlohmann::ordered_json* node = &summary;
-  for (const char* part : metric.path) {
-    if (part == nullptr) break;
-    const auto it = node->find(part);
-    SCHEDLAB_ASSERT(it != node->end() && !it->is_null(), "summary.json has every compared metric");
-    node = &*it;
-  }
-  return node->get<double>();
+// A contender's value of a compared metric: its across-seed mean (one seed: the value).
+double metric_value(const SweepGroup& group, const std::string& key) {
+  const auto it = group.stats.find(key);
+  SCHEDLAB_ASSERT(it != group.stats.end(), "summary.json has every compared metric");
+  return it->second.mean;
 }
 
 struct Contender {
@@ -110,15 +90,15 @@ std::vector<Contender> parse_contenders(const CompareArgs& args) {
 }
 
 std::string render_table(const std::vector<Contender>& contenders,
-                         const std::vector<nlohmann::ordered_json>& summaries) {
+                         const std::vector<SweepGroup>& groups) {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> heading = {"policy"};
-  for (const auto& metric : kMetrics) heading.emplace_back(metric.heading);
+  for (const char* key : kCompared) heading.emplace_back(key);
   cells.push_back(heading);
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     std::vector<std::string> row = {contenders[i].label};
-    for (const auto& metric : kMetrics)
-      row.push_back(fixed(metric_value(summaries[i], metric) * metric.scale, metric.decimals));
+    for (const char* key : kCompared)
+      row.push_back(metric_value_text(catalog_metric(key), metric_value(groups[i], key)));
     cells.push_back(row);
   }
   std::vector<std::size_t> width(heading.size(), 0);
@@ -139,9 +119,9 @@ std::string render_table(const std::vector<Contender>& contenders,
 }
 
 std::string render_csv(const std::vector<Contender>& contenders,
-                       const std::vector<nlohmann::ordered_json>& summaries) {
+                       const std::vector<SweepGroup>& groups) {
   std::string out = "policy,params";
-  for (const auto& metric : kMetrics) out += fmt::format(",{}", metric.key);
+  for (const char* key : kCompared) out += fmt::format(",{}", key);
   out += '\n';
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     std::string params;
@@ -150,9 +130,9 @@ std::string render_csv(const std::vector<Contender>& contenders,
     append_csv_field(out, contenders[i].policy);
     out += ',';
     append_csv_field(out, params);
-    for (const auto& metric : kMetrics) {
+    for (const char* key : kCompared) {
       out += ',';
-      out += fixed(metric_value(summaries[i], metric), 6);
+      out += fixed(metric_value(groups[i], key), 6);
     }
     out += '\n';
   }
@@ -161,6 +141,7 @@ std::string render_csv(const std::vector<Contender>& contenders,
 
 nlohmann::ordered_json render_json(const CompareArgs& args,
                                    const std::vector<Contender>& contenders,
+                                   const std::vector<SweepGroup>& groups,
                                    const std::vector<nlohmann::ordered_json>& summaries) {
   nlohmann::ordered_json out;
   out["trace"] = args.sim.trace;
@@ -172,7 +153,7 @@ nlohmann::ordered_json render_json(const CompareArgs& args,
     run["params"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : contenders[i].params) run["params"][key] = value;
     nlohmann::ordered_json metrics;
-    for (const auto& metric : kMetrics) metrics[metric.key] = metric_value(summaries[i], metric);
+    for (const char* key : kCompared) metrics[key] = metric_value(groups[i], key);
     run["metrics"] = metrics;
     run["summary"] = summaries[i];
     out["runs"].push_back(run);
@@ -203,33 +184,59 @@ Action add_compare_command(CLI::App& app) {
         args->policies += (args->policies.empty() ? "" : ",") + info.name;
     }
     const std::vector<Contender> contenders = parse_contenders(*args);
-    const RunOptions options = to_run_options(args->sim);
-    const ClusterSpec cluster = parse_cluster_spec(args->sim.cluster);
+    // A one-axis sweep over the policies: one trace, one cluster, one seed, load as traced.
+    SweepSpec spec;
+    spec.source = "command line";
+    for (const auto& contender : contenders)
+      spec.variants.push_back({contender.policy, contender.params, contender.label});
+    spec.traces.push_back({args->sim.trace, args->sim.format});
+    spec.clusters.push_back(args->sim.cluster);
+    spec.load_scales = {1.0};
+    spec.options = to_run_options(args->sim);
+    spec.seeds = {spec.options.seed};
+    spec.reproducible = args->sim.reproducible;
+    SweepInputs inputs;
+    inputs.clusters.push_back(parse_cluster_spec(args->sim.cluster));
     // Every name, parameter and the placement are checked before the trace is read.
     for (const auto& contender : contenders) make_policy(contender.policy, contender.params);
-    make_placement(options.placement);
-    const Trace trace = load_trace(args->sim.trace, args->sim.format, args->sim.filters);
-    std::vector<nlohmann::ordered_json> summaries;
-    for (const auto& contender : contenders) {
-      SimulationRequest request;
-      request.policy = contender.policy;
-      request.params = contender.params;
-      request.options = options;
-      request.reproducible = args->sim.reproducible;
-      SimulationResult result = simulate(trace, cluster, request);
-      spdlog::info("{}: {} events in {} s", contender.label, result.engine.events,
+    make_placement(spec.options.placement);
+    inputs.traces.push_back(load_trace(args->sim.trace, args->sim.format, args->sim.filters));
+    const Trace& trace = inputs.traces.front();
+
+    const std::vector<SweepCell> cells = expand_cells(spec);
+    std::vector<nlohmann::ordered_json> summaries(cells.size());
+    std::vector<std::exception_ptr> failures(cells.size());
+    auto work = [&](const SweepCell& cell) {
+      SimulationResult result = simulate_cell(spec, inputs, cell);
+      spdlog::info("{}: {} events in {} s", contenders[cell.variant].label, result.engine.events,
                    fixed(result.summary["engine"]["wall_s"].get<double>(), 3));
-      summaries.push_back(result.summary);
       if (!args->out_dir.empty()) {
         const std::string summary_text = result.summary.dump(2) + "\n";
-        write_files_atomically(args->out_dir + "/" + contender.policy,
+        write_files_atomically(args->out_dir + "/" + contenders[cell.variant].policy,
                                {{"summary.json", summary_text},
                                 {"jobs.csv", result.jobs_csv},
                                 {"timeseries.csv", result.timeseries_csv}});
       }
-    }
-    const std::string csv = render_csv(contenders, summaries);
-    const std::string json = render_json(*args, contenders, summaries).dump(2) + "\n";
+      summaries[cell.index] = std::move(result.summary);
+    };
+    bool failed = false;
+    for_each_cell(cells, 1, work,
+                  [&](const SweepCell& cell, std::exception_ptr failure, double /*wall_s*/) {
+                    failures[cell.index] = failure;
+                    failed = failed || failure;
+                  });
+    // A failing policy fails the command, as a single run would (its exit code).
+    for (const auto& failure : failures)
+      if (failure) std::rethrow_exception(failure);
+    SCHEDLAB_ASSERT(!failed, "every failure was rethrown");
+    std::vector<nlohmann::ordered_json> rows;
+    for (const auto& cell : cells)
+      rows.push_back(results_row(spec, cell, &summaries[cell.index], ""));
+    const std::vector<SweepGroup> groups = aggregate_sweep(rows);
+    SCHEDLAB_ASSERT(groups.size() == contenders.size(), "one group per policy");
+
+    const std::string csv = render_csv(contenders, groups);
+    const std::string json = render_json(*args, contenders, groups, summaries).dump(2) + "\n";
     if (!args->out_dir.empty())
       write_files_atomically(args->out_dir, {{"compare.csv", csv}, {"compare.json", json}});
     std::string shown;
@@ -239,8 +246,8 @@ Action add_compare_command(CLI::App& app) {
       shown = csv;
     } else {
       shown = fmt::format("trace {} ({} jobs) on cluster {}, placement {}\n", trace.path,
-                          trace.jobs.size(), args->sim.cluster, options.placement) +
-              render_table(contenders, summaries);
+                          trace.jobs.size(), args->sim.cluster, spec.options.placement) +
+              render_table(contenders, groups);
     }
     std::fwrite(shown.data(), 1, shown.size(), stdout);
     return kExitOk;

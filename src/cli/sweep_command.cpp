@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/summary_fields.hpp"
@@ -39,21 +40,7 @@ struct SweepArgs {
   std::vector<std::string> clusters;
   std::vector<double> loads;
   std::vector<std::string> seeds;
-  std::string placement;
-  std::string estimate;
-  bool no_walltime_kill = false;
-  double checkpoint_interval_s = 0;
-  double restart_overhead_s = 0;
-  double interval_s = 0;
-  // Cluster models (docs/cluster.md).
-  std::string speed_model;
-  std::string failures;
-  std::string failure_trace;
-  bool node_power = false;
-  double pue = 0;
-  double power_off_idle_s = 0;
-  double boot_time_s = 0;
-  std::string carbon;
+  std::map<std::string, RunOptionValue> options;  // run option flags given (run_option_table)
   bool reproducible = false;
 };
 
@@ -67,8 +54,7 @@ std::string flag_path(const std::string& path, const std::string& base_dir) {
 }
 
 // The spec from the file (if any) with every axis or option given as a flag replaced.
-Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
-                std::string& base_dir) {
+Json build_spec(const SweepArgs& a, std::string& source, std::string& base_dir) {
   Json spec = Json::object();
   source = "command line";
   if (!a.spec_file.empty()) {
@@ -152,21 +138,17 @@ Json build_spec(const SweepArgs& a, const CLI::App& cmd, std::string& source,
   }
   auto& options = spec["options"];
   if (options.is_null()) options = Json::object();
-  if (cmd.count("--placement")) options["placement"] = a.placement;
-  if (cmd.count("--estimate")) options["estimate"] = a.estimate;
-  if (a.no_walltime_kill) options["walltime_kill"] = false;
-  if (cmd.count("--checkpoint-interval"))
-    options["checkpoint_interval_s"] = a.checkpoint_interval_s;
-  if (cmd.count("--restart-overhead")) options["restart_overhead_s"] = a.restart_overhead_s;
-  if (cmd.count("--interval")) options["interval_s"] = a.interval_s;
-  if (cmd.count("--speed-model")) options["speed_model"] = a.speed_model;
-  if (cmd.count("--failures")) options["failures"] = a.failures;
-  if (cmd.count("--failure-trace")) options["failure_trace"] = flag_path(a.failure_trace, base_dir);
-  if (a.node_power) options["node_power"] = true;
-  if (cmd.count("--pue")) options["pue"] = a.pue;
-  if (cmd.count("--power-off-idle")) options["power_off_idle_s"] = a.power_off_idle_s;
-  if (cmd.count("--boot-time")) options["boot_time_s"] = a.boot_time_s;
-  if (cmd.count("--carbon")) options["carbon"] = flag_path(a.carbon, base_dir);
+  for (const auto& [key, value] : a.options) {
+    const RunOptionInfo& option = *find_run_option(key);
+    if (option.kind == RunOptionKind::kFile)
+      options[key] = flag_path(std::get<std::string>(value), base_dir);
+    else if (option.kind == RunOptionKind::kSwitch)
+      options[key] = std::get<bool>(value);
+    else if (option.kind == RunOptionKind::kText)
+      options[key] = std::get<std::string>(value);
+    else
+      options[key] = std::get<double>(value);
+  }
   if (options.empty()) spec.erase("options");
   if (a.reproducible) spec["reproducible"] = true;
   return spec;
@@ -220,7 +202,9 @@ class ProgressPrinter {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-std::string mean_ci_text(const SweepGroup& group, const std::string& metric, int decimals) {
+// Mean (± 95% CI) of a catalog metric, with the catalog's decimals.
+std::string mean_ci_text(const SweepGroup& group, const std::string& metric) {
+  const int decimals = catalog_metric(metric).decimals;
   const auto it = group.stats.find(metric);
   if (it == group.stats.end()) return "-";
   if (it->second.n < 2) return fixed(it->second.mean, decimals);
@@ -239,8 +223,8 @@ std::string overview(const std::vector<SweepGroup>& groups) {
         std::filesystem::path(g.definition["trace"].get<std::string>()).filename().string(),
         g.definition["cluster"].get<std::string>(),
         format_number(g.definition["load_scale"].get<double>()), g.seeds.size(),
-        mean_ci_text(g, "wait_s.mean", 1), mean_ci_text(g, "jct_s.mean", 1),
-        mean_ci_text(g, "utilization", 4));
+        mean_ci_text(g, "wait_s.mean"), mean_ci_text(g, "jct_s.mean"),
+        mean_ci_text(g, "utilization"));
   }
   return out;
 }
@@ -290,31 +274,14 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--load", a->loads, "load scales, e.g. 0.5,1,2 (arrival-time compression)")
       ->delimiter(',');
   cmd->add_option("--seeds", a->seeds, "seeds, e.g. 1,2,3 or 1-5")->delimiter(',');
-  cmd->add_option("--placement", a->placement, "placement strategy");
-  cmd->add_option("--estimate", a->estimate,
-                  "walltime for jobs without one: exact | factor:X | column");
-  cmd->add_flag("--no-walltime-kill", a->no_walltime_kill, "let jobs run past their walltime");
-  cmd->add_option("--checkpoint-interval", a->checkpoint_interval_s,
-                  "seconds of work between checkpoints");
-  cmd->add_option("--restart-overhead", a->restart_overhead_s, "seconds charged at each restart");
-  cmd->add_option("--interval", a->interval_s, "timeseries.csv row width in seconds");
-  cmd->add_option("--speed-model", a->speed_model, "off | gpu | comm | full (docs/cluster.md)");
-  cmd->add_option("--failures", a->failures,
-                  "rate=R[,repair=H][,seed=S]; without seed=, each cell's seed draws them");
-  cmd->add_option("--failure-trace", a->failure_trace, "node failures from a CSV file");
-  cmd->add_flag("--node-power", a->node_power, "count node base and off power");
-  cmd->add_option("--pue", a->pue, "facility power / IT power, 1..10");
-  cmd->add_option("--power-off-idle", a->power_off_idle_s,
-                  "turn a node off after this many seconds idle");
-  cmd->add_option("--boot-time", a->boot_time_s, "seconds a node takes to power on");
-  cmd->add_option("--carbon", a->carbon, "grid carbon intensity CSV for emissions_kg");
+  add_run_option_flags(*cmd, a->options, true);
   cmd->add_flag("--reproducible", a->reproducible,
                 "write engine.wall_s as 0 (byte-identical reruns)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
     std::string source;
     std::string base_dir;
-    const Json json = build_spec(*a, *cmd, source, base_dir);
+    const Json json = build_spec(*a, source, base_dir);
     const SweepSpec spec = parse_sweep_spec(json, source, base_dir);
     SweepRunOptions options;
     options.out_dir = a->out_dir;

@@ -9,6 +9,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_keys.hpp"
 #include "schedlab/trace_inventory.hpp"
 
 namespace schedlab {
@@ -139,12 +140,8 @@ double json_number_in(const nlohmann::json& obj, const std::string& key, const s
 
 void check_keys(const nlohmann::json& obj, const std::vector<std::string>& known,
                 const std::string& path, const std::string& source) {
-  for (const auto& [key, value] : obj.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw ConfigError(fmt::format("{}: {}.{}: unknown key (known: {})", source, path, key, list));
-  }
+  if (const auto key = first_unknown_key(obj, known))
+    throw ConfigError(fmt::format("{}: {}.{}: {}", source, path, *key, unknown_key_problem(known)));
 }
 
 // "topology": link bandwidths per level (docs/cluster.md).
@@ -217,13 +214,7 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
   spec.source = source;
   static const std::vector<std::string> known_keys = {"gpu_types", "node_groups", "topology",
                                                       "comm_factors", "pue"};
-  for (const auto& [key, value] : doc.items()) {
-    if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end())
-      throw ConfigError(
-          fmt::format("{}: $.{}: unknown key (known: gpu_types, node_groups, topology, "
-                      "comm_factors, pue)",
-                      source, key));
-  }
+  check_keys(doc, known_keys, "$", source);
   if (doc.contains("topology")) parse_topology(doc, spec, source);
   if (doc.contains("comm_factors")) parse_comm_factors(doc, spec, source);
   spec.pue = json_number_in(doc, "pue", "$", source, 1.0, 1.0, 10.0);

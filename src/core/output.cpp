@@ -108,6 +108,12 @@ void append_csv_field(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+std::string csv_field(std::string_view text) {
+  std::string out;
+  append_csv_field(out, text);
+  return out;
+}
+
 std::string fixed(double value, int decimals) {
   std::string out;
   append_fixed(out, value, decimals);

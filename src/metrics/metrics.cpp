@@ -11,6 +11,7 @@
 #include "schedlab/failure_model.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/power_model.hpp"
+#include "schedlab/run_option_table.hpp"
 
 namespace schedlab {
 
@@ -281,14 +282,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   out["engine"] = {{"events", info.engine.events},
                    {"instants", info.engine.instants},
                    {"wall_s", round_to(info.wall_s, 3)}};
-  const RunOptions& options = ctx_->options();
-  out["options"] = {{"placement", options.placement},
-                    {"estimate", estimate_name(options)},
-                    {"walltime_kill", options.walltime_kill},
-                    {"checkpoint_interval_s", round_to(seconds(options.checkpoint_interval_ms), 3)},
-                    {"restart_overhead_s", round_to(seconds(options.restart_overhead_ms), 3)},
-                    {"seed", options.seed}};
-  if (extended_) add_option_keys(out["options"]);
+  out["options"] = options_json();
   return out;
 }
 
@@ -312,16 +306,21 @@ void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {
   if (ctx_->options().carbon) out["emissions_kg"] = round_to(totals_.emissions_g / 1000.0, 6);
 }
 
-void MetricsCollector::add_option_keys(nlohmann::ordered_json& options_json) const {
-  const RunOptions& o = ctx_->options();
-  options_json["speed_model"] = speed_model_name(o.speed_model);
-  options_json["failures"] = o.failure_rate_per_1000_node_days > 0 ? o.failures_text : "off";
-  options_json["failure_trace"] = o.failure_trace ? o.failure_trace->path : "";
-  options_json["node_power"] = o.node_power;
-  options_json["pue"] = round_to(pue_, 6);
-  options_json["power_off_idle_s"] = round_to(seconds(o.power_off_idle_ms), 3);
-  options_json["boot_time_s"] = round_to(seconds(o.boot_time_ms), 3);
-  options_json["carbon"] = o.carbon ? o.carbon->path : "";
+nlohmann::ordered_json MetricsCollector::options_json() const {
+  const RunOptions& options = ctx_->options();
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto echo : {SummaryEcho::kAlways, SummaryEcho::kClusterModels}) {
+    if (echo == SummaryEcho::kClusterModels && !extended_) break;
+    for (const auto& option : run_option_table()) {
+      if (option.summary != echo) continue;
+      nlohmann::ordered_json value = option.value(options);
+      if (option.kind == RunOptionKind::kSeconds) value = round_to(value.get<double>(), 3);
+      // The PUE in effect: the option's, else the cluster spec's.
+      if (option.key == "pue") value = round_to(pue_, 6);
+      out[std::string(option.key)] = std::move(value);
+    }
+  }
+  return out;
 }
 
 std::string MetricsCollector::jobs_csv() const {

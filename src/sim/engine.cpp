@@ -533,8 +533,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (o.power_off_idle_ms < 0) throw ConfigError("--power-off-idle: expected seconds >= 0");
     if (o.boot_time_ms <= 0) throw ConfigError("--boot-time: expected seconds > 0");
     pue_ = effective_pue(o, cluster_);
-    if (!(pue_ >= 1.0 && pue_ <= 10.0))
-      throw ConfigError(fmt::format("PUE {}: expected a number in 1..10", pue_));
+    SCHEDLAB_ASSERT(pue_ >= 1.0 && pue_ <= 10.0, "the PUE is checked where it is given");
     if (o.speed_model != SpeedModel::kOff) speed_.emplace(trace_, cluster_, o.speed_model);
     failures_on_ = o.failures_on();
     power_saving_on_ = o.power_off_idle_ms > 0;

@@ -12,20 +12,11 @@
 
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
 
 namespace schedlab {
 
 namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // Exact decimal seconds of non-negative milliseconds.
 void append_seconds(fmt::memory_buffer& out, TimeMs ms) {
@@ -61,13 +52,8 @@ std::string format_native_trace(const Trace& trace) {
                  speeds ? ",speeds" : "");
   auto text = [&](StringId id) {
     out.push_back(',');
-    const std::string& s = trace.strings.str(id);
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-      out.append(s.data(), s.data() + s.size());
-    else {
-      const std::string quoted = csv_field(s);
-      out.append(quoted.data(), quoted.data() + quoted.size());
-    }
+    const std::string quoted = csv_field(trace.strings.str(id));
+    out.append(quoted.data(), quoted.data() + quoted.size());
   };
   auto optional_seconds = [&](TimeMs ms) {
     out.push_back(',');

@@ -77,7 +77,7 @@ TEST_CASE("schedlab compare prints a table, JSON and CSV of the same runs", "[po
                            "--param preemptive:min_runtime=5";
   const auto table = run_command(base);
   REQUIRE(table.exit_code == 0);
-  CHECK(table.out.find("wait mean s") != std::string::npos);
+  CHECK(table.out.find("wait_s.mean") != std::string::npos);
   CHECK(table.out.find("preemptive(min_runtime=5)") != std::string::npos);
 
   const auto json_run = run_command(base + " --json");
@@ -88,14 +88,14 @@ TEST_CASE("schedlab compare prints a table, JSON and CSV of the same runs", "[po
   CHECK(json["runs"][3]["params"]["min_runtime"] == "5");
   // Mean waits by hand (see test_backfill.cpp, same trace): FIFO a 0, b 99, c 198, d 297;
   // EASY b 99, c 301, d 0; conservative b 99, c 198, d 297.
-  CHECK(json["runs"][0]["metrics"]["wait_mean_s"].get<double>() == Approx(148.5));
-  CHECK(json["runs"][1]["metrics"]["wait_mean_s"].get<double>() == Approx(100.0));
-  CHECK(json["runs"][2]["metrics"]["wait_mean_s"].get<double>() == Approx(148.5));
+  CHECK(json["runs"][0]["metrics"]["wait_s.mean"].get<double>() == Approx(148.5));
+  CHECK(json["runs"][1]["metrics"]["wait_s.mean"].get<double>() == Approx(100.0));
+  CHECK(json["runs"][2]["metrics"]["wait_s.mean"].get<double>() == Approx(148.5));
   CHECK(json["runs"][0]["summary"]["policy"] == "fifo");
 
   const auto csv = run_command(base + " --csv");
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("policy,params,wait_mean_s,wait_p95_s,jct_mean_s,", 0) == 0);
+  CHECK(csv.out.rfind("policy,params,wait_s.mean,wait_s.p95,jct_s.mean,", 0) == 0);
   CHECK(csv.out.find("\npreemptive,min_runtime=5,") != std::string::npos);
   CHECK(csv.out.find("\neasy-backfill,,100.000000,") != std::string::npos);
 

@@ -9,6 +9,7 @@
 
 #include "../../src/trace/reader_kit.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/fingerprint.hpp"
 #include "schedlab/synthetic.hpp"
 #include "schedlab/trace_filter.hpp"
 #include "schedlab/trace_stats.hpp"
@@ -20,15 +21,6 @@ using namespace schedlab;
 using namespace schedlab::testing;
 
 namespace {
-
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 const char* kSample =
     "id,submit_time,gpus,duration,walltime,priority,user,tenant,gpu_type,preemptible,"
@@ -361,7 +353,7 @@ TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[t
   spec.seed = 7;
   const std::string csv = to_native_csv(generate_synthetic_trace(spec));
   CHECK(csv.size() == 24594);
-  CHECK(fnv1a(csv) == 8511590930721778919ULL);
+  CHECK(fingerprint_of(csv) == 1219026136787881769ULL);
   CHECK(csv.starts_with("id,submit_time,gpus,duration\n0,0.000,8,27070.931\n1,133.489,1,"));
   CHECK(format_native_trace(generate_synthetic_trace(spec)) == csv);
   spec.load_gpus = 256;
@@ -369,7 +361,7 @@ TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[t
   spec.jobs = 500;
   const std::string loaded = to_native_csv(generate_synthetic_trace(spec));
   CHECK(loaded.size() == 12188);
-  CHECK(fnv1a(loaded) == 14024356977917308853ULL);
+  CHECK(fingerprint_of(loaded) == 11114786084193388691ULL);
 
   SyntheticTraceSpec extra;
   extra.jobs = 20'000;

@@ -21,69 +21,6 @@ namespace schedlab {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-namespace {
-
-bool has_prefix(const std::string& key, const std::string& prefix) {
-  return key == prefix ||
-         (key.size() > prefix.size() && key.starts_with(prefix) && key[prefix.size()] == '.');
-}
-
-constexpr const char* kWallClock = "engine.wall_s";
-
-}  // namespace
-
-MetricDirection metric_direction(const std::string& key) {
-  using D = MetricDirection;
-  // Exact keys first, then whole groups; the first match wins.
-  static const std::vector<std::pair<std::string, D>> kExact = {
-      {kWallClock, D::kNeverGated},
-      {"utilization", D::kHigherIsBetter},
-      {"makespan_s", D::kLowerIsBetter},
-      {"jobs.completed", D::kHigherIsBetter},
-      {"jobs.rejected", D::kLowerIsBetter},
-      {"jobs.walltime_reached", D::kLowerIsBetter},
-      {"jobs.submitted", D::kNeutral},
-      {"gpu_hours.capacity", D::kNeutral},
-      {"gpu_hours.busy", D::kNeutral},
-      {"gpu_hours.idle", D::kLowerIsBetter},
-      {"gpu_hours.idle_while_jobs_wait", D::kLowerIsBetter},
-      {"gpu_hours.lost", D::kLowerIsBetter},
-      // Cluster models: down time is the failure model's input; off time is a means (its
-      // effect is in energy_kwh), so neither has a direction of its own.
-      {"gpu_hours.down", D::kNeutral},
-      {"gpu_hours.off", D::kNeutral},
-      {"emissions_kg", D::kLowerIsBetter},
-  };
-  static const std::vector<std::pair<std::string, D>> kGroups = {
-      {"wait_s", D::kLowerIsBetter},
-      {"jct_s", D::kLowerIsBetter},
-      {"bounded_slowdown", D::kLowerIsBetter},
-      {"energy_kwh", D::kLowerIsBetter},
-      {"restarts", D::kLowerIsBetter},
-      {"cluster", D::kNeutral},
-      {"options", D::kNeutral},
-      {"trace", D::kNeutral},
-      {"jobs.rejected_reasons", D::kLowerIsBetter},
-      {"engine", D::kNeutral},
-  };
-  for (const auto& [name, direction] : kExact)
-    if (key == name) return direction;
-  for (const auto& [prefix, direction] : kGroups)
-    if (has_prefix(key, prefix)) return direction;
-  return D::kUnknown;
-}
-
-const char* direction_text(MetricDirection direction) {
-  switch (direction) {
-    case MetricDirection::kLowerIsBetter: return "lower is better";
-    case MetricDirection::kHigherIsBetter: return "higher is better";
-    case MetricDirection::kNeutral: return "no direction";
-    case MetricDirection::kNeverGated: return "timing, never gated";
-    case MetricDirection::kUnknown: return "unknown metric";
-  }
-  return "unknown metric";
-}
-
 const char* verdict_text(Verdict verdict) {
   switch (verdict) {
     case Verdict::kUnchanged: return "unchanged";
@@ -111,9 +48,9 @@ std::vector<Tolerance> parse_tolerances(const std::vector<std::string>& items) {
     const auto percent = parse_double(number);
     if (!percent || !std::isfinite(*percent) || *percent < 0)
       throw ConfigError(fmt::format("--tolerance {}: expected a percentage >= 0 after '='", item));
-    if (t.pattern == kWallClock)
+    if (metric_direction(t.pattern) == MetricDirection::kNeverGated)
       throw ConfigError(fmt::format("--tolerance {}: {} is a wall-clock timing and is never gated",
-                                    item, kWallClock));
+                                    item, t.pattern));
     t.percent = *percent;
     for (const auto& other : out)
       if (other.pattern == t.pattern)
@@ -193,7 +130,8 @@ ToleranceMatch tolerance_for(const std::string& key, MetricDirection direction,
   if (direction == MetricDirection::kNeverGated) return best;
   for (const auto& t : tolerances) {
     if (t.pattern == "*") continue;
-    if (has_prefix(key, t.pattern) && (!best.explicit_match || t.pattern.size() > best_length)) {
+    if (key_has_prefix(key, t.pattern) &&
+        (!best.explicit_match || t.pattern.size() > best_length)) {
       best.percent = t.percent;
       best.explicit_match = true;
       best_length = t.pattern.size();
@@ -342,7 +280,7 @@ void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const C
       if (input == nullptr) continue;
       for (const auto& [cell, summary] : input->summaries)
         for (const auto& f : flatten_numeric(summary))
-          found = found || has_prefix(f.key, t.pattern);
+          found = found || key_has_prefix(f.key, t.pattern);
     }
     if (!found)
       throw ConfigError(fmt::format("--tolerance {}={}%: no metric '{}' in {}", t.pattern,

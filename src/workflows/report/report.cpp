@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "report_svg.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
@@ -446,6 +448,32 @@ struct MetricView {
   std::string axis;    // value axis name, the unit is appended
 };
 
+// How values of a catalog unit are drawn: fractions as percentages, seconds in the unit that
+// suits their size.
+Kind kind_of_unit(std::string_view unit) {
+  if (unit == "s") return Kind::kDuration;
+  if (unit == "fraction") return Kind::kPercent;
+  if (unit == "kWh") return Kind::kEnergy;
+  if (unit == "GPU-h") return Kind::kGpuHours;
+  if (unit == "ratio") return Kind::kRatio;
+  return Kind::kCount;
+}
+
+// A chart of one catalog metric: titled by its label (plus `title_suffix`), judged by its
+// direction.
+MetricView view_of(const std::string& key, const std::string& title_suffix = "") {
+  const MetricInfo& metric = catalog_metric(key);
+  std::string title(metric.label);
+  if (!title.empty())
+    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  return {key, title + title_suffix, kind_of_unit(metric.unit), direction_text(metric.direction),
+          std::string(metric.label)};
+}
+
+std::string better_text(const std::string& key) {
+  return direction_text(catalog_metric(key).direction);
+}
+
 // Scale and unit text for values of a kind, given their maximum.
 std::pair<double, std::string> kind_unit(Kind kind, double max_value) {
   switch (kind) {
@@ -550,18 +578,10 @@ std::optional<Figure> stacked_figure(
 }
 
 std::vector<Figure> summary_figures(const std::vector<RunData>& runs) {
-  const std::vector<MetricView> views = {
-      {"wait_s.mean", "Mean wait", Kind::kDuration, "lower is better", "mean wait"},
-      {"wait_s.p95", "95th percentile wait", Kind::kDuration, "lower is better", "p95 wait"},
-      {"jct_s.mean", "Mean job completion time", Kind::kDuration, "lower is better", "mean JCT"},
-      {"jct_s.p95", "95th percentile job completion time", Kind::kDuration, "lower is better",
-       "p95 JCT"},
-      {"bounded_slowdown.mean", "Mean bounded slowdown", Kind::kRatio, "lower is better",
-       "bounded slowdown"},
-      {"utilization", "GPU utilization", Kind::kPercent, "higher is better",
-       "busy GPU time / capacity"},
-      {"makespan_s", "Makespan", Kind::kDuration, "lower is better", "first submit to last finish"},
-  };
+  std::vector<MetricView> views;
+  for (const char* key : {"wait_s.mean", "wait_s.p95", "jct_s.mean", "jct_s.p95",
+                          "bounded_slowdown.mean", "utilization", "makespan_s"})
+    views.push_back(view_of(key));
   std::vector<Figure> out;
   for (const auto& view : views)
     if (auto f = single_bar_figure(runs, view)) out.push_back(std::move(*f));
@@ -595,17 +615,15 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
   const std::string mean_note = suffix ? "; mean over seeds" : "";
   if (any_has(runs, "energy_kwh.gpu_busy") && any_has(runs, "energy_kwh.gpu_idle")) {
     const auto [shown, missing] = runs_having(runs, {"energy_kwh.gpu_busy", "energy_kwh.gpu_idle"});
-    if (auto f = stacked_figure(
-            shown, "GPU energy",
-            "energy_kwh: GPUs running jobs + idle GPUs; lower is better" + mean_note + missing,
-            "energy", "kWh",
-            {{"busy GPUs", values_of(shown, "energy_kwh.gpu_busy")},
-             {"idle GPUs", values_of(shown, "energy_kwh.gpu_idle")}}))
+    if (auto f = stacked_figure(shown, "GPU energy",
+                                "energy_kwh: GPUs running jobs + idle GPUs; " +
+                                    better_text("energy_kwh.gpu_busy") + mean_note + missing,
+                                "energy", "kWh",
+                                {{"busy GPUs", values_of(shown, "energy_kwh.gpu_busy")},
+                                 {"idle GPUs", values_of(shown, "energy_kwh.gpu_idle")}}))
       out.push_back(std::move(*f));
   } else if (any_has(runs, "energy_kwh.total")) {
-    if (auto f = single_bar_figure(
-            runs, {"energy_kwh.total", "GPU energy", Kind::kEnergy, "lower is better", "energy"}))
-      out.push_back(std::move(*f));
+    if (auto f = single_bar_figure(runs, view_of("energy_kwh.total"))) out.push_back(std::move(*f));
   }
   if (any_has(runs, "gpu_hours.idle")) {
     const auto [shown, missing] =
@@ -615,12 +633,11 @@ std::vector<Figure> energy_figures(const std::vector<RunData>& runs) {
     std::vector<double> rest;
     for (std::size_t i = 0; i < idle.size(); ++i)
       rest.push_back(std::max(0.0, idle[i] - waiting[i]));
-    if (auto f = stacked_figure(
-            shown, "Idle GPU-hours",
-            "gpu_hours.idle, split by whether jobs were waiting meanwhile; lower is better" +
-                mean_note + missing,
-            "idle capacity", "GPU-hours",
-            {{"idle while jobs wait", waiting}, {"idle, queue empty", rest}}))
+    if (auto f = stacked_figure(shown, "Idle GPU-hours",
+                                "gpu_hours.idle, split by whether jobs were waiting meanwhile; " +
+                                    better_text("gpu_hours.idle") + mean_note + missing,
+                                "idle capacity", "GPU-hours",
+                                {{"idle while jobs wait", waiting}, {"idle, queue empty", rest}}))
       out.push_back(std::move(*f));
   }
   return out;
@@ -640,40 +657,26 @@ std::vector<Figure> restart_figures(const std::vector<RunData>& runs) {
     for (const double v : values) any_restart = any_restart || v > 0;
   if (!segments.empty()) {
     if (auto f = stacked_figure(runs, "Restarts",
-                                any_restart ? "restarts by cause (count); lower is better"
-                                            : "restarts by cause (count); none in these runs",
+                                any_restart
+                                    ? "restarts by cause (count); " + better_text("restarts.total")
+                                    : "restarts by cause (count); none in these runs",
                                 "restarts", "count", segments))
       out.push_back(std::move(*f));
   } else if (any_has(runs, "restarts.total")) {
-    if (auto f = single_bar_figure(
-            runs, {"restarts.total", "Restarts", Kind::kCount, "lower is better", "restarts"}))
-      out.push_back(std::move(*f));
+    if (auto f = single_bar_figure(runs, view_of("restarts.total"))) out.push_back(std::move(*f));
   }
   if (any_has(runs, "gpu_hours.lost")) {
-    if (auto f = single_bar_figure(
-            runs, {"gpu_hours.lost", "Lost work", Kind::kGpuHours,
-                   "GPU time redone after restarts; lower is better", "lost work"}))
-      out.push_back(std::move(*f));
+    if (auto f = single_bar_figure(runs, view_of("gpu_hours.lost"))) out.push_back(std::move(*f));
   }
   return out;
 }
 
 std::vector<Figure> sweep_figures(const SweepData& sweep,
                                   const std::map<std::string, std::string>& colors) {
-  const std::vector<MetricView> views = {
-      {"wait_s.mean", "Mean wait vs load", Kind::kDuration, "lower is better", "mean wait"},
-      {"wait_s.p95", "95th percentile wait vs load", Kind::kDuration, "lower is better",
-       "p95 wait"},
-      {"jct_s.mean", "Mean job completion time vs load", Kind::kDuration, "lower is better",
-       "mean JCT"},
-      {"bounded_slowdown.mean", "Mean bounded slowdown vs load", Kind::kRatio, "lower is better",
-       "mean bounded slowdown"},
-      {"utilization", "GPU utilization vs load", Kind::kPercent, "higher is better",
-       "busy GPU time / capacity"},
-      {"gpu_hours.idle_while_jobs_wait", "Idle GPU-hours while jobs wait vs load", Kind::kGpuHours,
-       "lower is better", "idle while jobs wait"},
-      {"energy_kwh.total", "GPU energy vs load", Kind::kEnergy, "lower is better", "GPU energy"},
-  };
+  std::vector<MetricView> views;
+  for (const char* key : {"wait_s.mean", "wait_s.p95", "jct_s.mean", "bounded_slowdown.mean",
+                          "utilization", "gpu_hours.idle_while_jobs_wait", "energy_kwh.total"})
+    views.push_back(view_of(key, " vs load"));
   std::vector<Figure> out;
   for (const auto& trace : sweep.traces) {
     for (const auto& cluster : sweep.clusters) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -16,9 +17,13 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
+#include "schedlab/fingerprint.hpp"
+#include "schedlab/json_keys.hpp"
+#include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/run_option_table.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/trace.hpp"
 
@@ -48,16 +53,12 @@ std::string param_text(const Json& value, const std::string& source, const std::
              fmt::format("expected a string, number or boolean, got {}", json_text(value)));
 }
 
-void check_keys(const Json& object, const std::set<std::string>& allowed, const std::string& source,
+// The message lists the allowed keys in alphabetical order.
+void check_keys(const Json& object, std::vector<std::string> allowed, const std::string& source,
                 const std::string& where) {
-  for (const auto& [key, value] : object.items()) {
-    if (!allowed.contains(key)) {
-      std::string known;
-      for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
-      spec_error(source, where.empty() ? key : where + "." + key,
-                 fmt::format("unknown key (known: {})", known));
-    }
-  }
+  std::sort(allowed.begin(), allowed.end());
+  if (const auto key = first_unknown_key(object, allowed))
+    spec_error(source, where.empty() ? *key : where + "." + *key, unknown_key_problem(allowed));
 }
 
 const Json& require_array(const Json& spec, const std::string& key, const std::string& source) {
@@ -86,7 +87,7 @@ void parse_policies(const Json& list, const std::string& source, SweepSpec& spec
     if (entry.is_string()) {
       name = entry.get<std::string>();
     } else if (entry.is_object()) {
-      check_keys(entry, {"name", "params", "label"}, source, field);
+      check_keys(entry, {"label", "name", "params"}, source, field);
       const auto it = entry.find("name");
       if (it == entry.end() || !it->is_string())
         spec_error(source, field + ".name", "missing (the policy name, a string)");
@@ -203,105 +204,65 @@ std::string resolve_spec_path(const std::string& path, const std::string& base_d
   return fs::equivalent(joined, tidy, ec) ? tidy.string() : joined.string();
 }
 
+// The spec's "options", as the run command's flags of the same names (run_option_table.hpp).
+// Generated failures without seed=S draw from each cell's seed, so the seeds axis varies them.
 void parse_options(const Json& options, const std::string& source, const std::string& base_dir,
                    SweepSpec& spec) {
   if (!options.is_object())
     spec_error(source, "options", fmt::format("expected an object, got {}", json_text(options)));
-  check_keys(options,
-             {"placement", "estimate", "walltime_kill", "checkpoint_interval_s",
-              "restart_overhead_s", "interval_s", "speed_model", "failures", "failure_trace",
-              "node_power", "pue", "power_off_idle_s", "boot_time_s", "carbon"},
-             source, "options");
-  RunOptions& run = spec.options;
-  auto string_option = [&](const char* key, std::string& target) {
-    if (const auto it = options.find(key); it != options.end()) {
-      if (!it->is_string())
-        spec_error(source, fmt::format("options.{}", key),
-                   fmt::format("expected a string, got {}", json_text(*it)));
-      target = it->get<std::string>();
-    }
-  };
-  auto seconds_option = [&](const char* key, TimeMs& target, bool allow_zero) {
+  std::vector<std::string> known;
+  for (const auto& option : run_option_table())
+    if (option.in_spec) known.emplace_back(option.key);
+  check_keys(options, known, source, "options");
+  auto text_given = [&options](const char* key) {
     const auto it = options.find(key);
-    if (it == options.end()) return;
-    const std::string field = fmt::format("options.{}", key);
-    if (!it->is_number())
-      spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
-    try {
-      target = option_seconds_ms(it->get<double>(), allow_zero);
-    } catch (const ConfigError& e) {
-      spec_error(source, field, fmt::format("{}, got {}", e.what(), json_text(*it)));
-    }
+    return it != options.end() && it->is_string() && !it->get<std::string>().empty();
   };
-  string_option("placement", run.placement);
-  try {
-    make_placement(run.placement);
-  } catch (const InputError& e) {
-    spec_error(source, "options.placement", e.what());
-  }
-  std::string estimate = estimate_name(run);
-  string_option("estimate", estimate);
-  try {
-    parse_estimate(estimate, run);
-  } catch (const InputError& e) {
-    spec_error(source, "options.estimate", e.what());
-  }
-  if (const auto it = options.find("walltime_kill"); it != options.end()) {
-    if (!it->is_boolean())
-      spec_error(source, "options.walltime_kill",
-                 fmt::format("expected true or false, got {}", json_text(*it)));
-    run.walltime_kill = it->get<bool>();
-  }
-  seconds_option("checkpoint_interval_s", run.checkpoint_interval_ms, true);
-  seconds_option("restart_overhead_s", run.restart_overhead_ms, true);
-  seconds_option("interval_s", run.timeseries_interval_ms, false);
-
-  // Cluster models (docs/cluster.md), as the run command's flags of the same names. Generated
-  // failures without seed=S draw from each cell's seed, so the seeds axis varies them.
-  auto guarded = [&](const char* key, auto&& parse) {
+  if (text_given("failures") && text_given("failure_trace"))
+    spec_error(source, "options.failure_trace", "cannot be combined with options.failures");
+  for (const auto& option : run_option_table()) {
+    const auto it = options.find(std::string(option.key));
+    if (!option.in_spec || it == options.end()) continue;
+    const std::string field = fmt::format("options.{}", option.key);
+    RunOptionValue value;
+    switch (option.kind) {
+      case RunOptionKind::kText:
+      case RunOptionKind::kFile:
+        if (!it->is_string())
+          spec_error(source, field, fmt::format("expected a string, got {}", json_text(*it)));
+        value = option.kind == RunOptionKind::kFile && !it->get<std::string>().empty()
+                    ? resolve_spec_path(it->get<std::string>(), base_dir)
+                    : it->get<std::string>();
+        break;
+      case RunOptionKind::kSwitch:
+        if (!it->is_boolean())
+          spec_error(source, field, fmt::format("expected true or false, got {}", json_text(*it)));
+        value = it->get<bool>();
+        break;
+      case RunOptionKind::kSeconds:
+        if (!it->is_number())
+          spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
+        value = it->get<double>();
+        break;
+      case RunOptionKind::kNumber:
+      case RunOptionKind::kInteger:
+        if (!it->is_number())
+          value = std::numeric_limits<double>::quiet_NaN();  // refused by set
+        else
+          value = it->get<double>();
+        break;
+    }
     try {
-      parse();
+      option.set(spec.options, value);
     } catch (const InputError& e) {
-      spec_error(source, fmt::format("options.{}", key), e.what());
+      // Number problems are worded without the option: the value follows.
+      const bool number = option.kind == RunOptionKind::kSeconds ||
+                          option.kind == RunOptionKind::kNumber ||
+                          option.kind == RunOptionKind::kInteger;
+      spec_error(source, field,
+                 number ? fmt::format("{}, got {}", e.what(), json_text(*it)) : e.what());
     }
-  };
-  std::string speed_model = speed_model_name(run.speed_model);
-  string_option("speed_model", speed_model);
-  guarded("speed_model", [&] { run.speed_model = parse_speed_model(speed_model); });
-  std::string failures;
-  string_option("failures", failures);
-  if (!failures.empty()) guarded("failures", [&] { parse_failures_option(failures, run); });
-  std::string failure_trace;
-  string_option("failure_trace", failure_trace);
-  if (!failure_trace.empty()) {
-    if (!failures.empty())
-      spec_error(source, "options.failure_trace", "cannot be combined with options.failures");
-    guarded("failure_trace", [&] {
-      run.failure_trace = std::make_shared<const FailureTrace>(
-          load_failure_trace(resolve_spec_path(failure_trace, base_dir)));
-    });
   }
-  if (const auto it = options.find("node_power"); it != options.end()) {
-    if (!it->is_boolean())
-      spec_error(source, "options.node_power",
-                 fmt::format("expected true or false, got {}", json_text(*it)));
-    run.node_power = it->get<bool>();
-  }
-  if (const auto it = options.find("pue"); it != options.end()) {
-    if (!it->is_number() || !(it->get<double>() >= 1.0 && it->get<double>() <= 10.0))
-      spec_error(source, "options.pue",
-                 fmt::format("expected a number in 1..10, got {}", json_text(*it)));
-    run.pue = it->get<double>();
-  }
-  seconds_option("power_off_idle_s", run.power_off_idle_ms, true);
-  seconds_option("boot_time_s", run.boot_time_ms, false);
-  std::string carbon;
-  string_option("carbon", carbon);
-  if (!carbon.empty())
-    guarded("carbon", [&] {
-      run.carbon = std::make_shared<const CarbonSeries>(
-          load_carbon_series(resolve_spec_path(carbon, base_dir)));
-    });
 }
 
 std::uint64_t parse_seed(const Json& value, const std::string& source, const std::string& field) {
@@ -341,57 +302,29 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
 // FNV-1a over what a trace makes a simulation do, so that a resumed sweep notices a changed
 // trace file.
 std::string trace_fingerprint(const Trace& trace) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  auto mix = [&hash](std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) {
-      hash ^= (value >> (8 * i)) & 0xff;
-      hash *= 0x100000001b3ULL;
-    }
-  };
+  Fingerprint hash;
   for (const auto& job : trace.jobs) {
-    for (const char c : job.id) mix(static_cast<unsigned char>(c));
-    mix(static_cast<std::uint64_t>(job.submit_ms));
-    mix(static_cast<std::uint64_t>(job.gpus));
-    mix(static_cast<std::uint64_t>(job.duration_ms));
-    mix(static_cast<std::uint64_t>(job.walltime_ms));
-    mix(static_cast<std::uint64_t>(job.priority));
-    mix(job.preemptible ? 1 : 0);
-    for (const char c : trace.strings.str(job.gpu_type)) mix(static_cast<unsigned char>(c));
+    for (const unsigned char c : job.id) hash.add_u64(c);
+    hash.add_u64(static_cast<std::uint64_t>(job.submit_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.gpus));
+    hash.add_u64(static_cast<std::uint64_t>(job.duration_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.walltime_ms));
+    hash.add_u64(static_cast<std::uint64_t>(job.priority));
+    hash.add_u64(job.preemptible ? 1 : 0);
+    for (const unsigned char c : trace.strings.str(job.gpu_type)) hash.add_u64(c);
   }
-  mix(trace.jobs.size());
-  return fmt::format("{:016x}", hash);
+  hash.add_u64(trace.jobs.size());
+  return hash.hex();
 }
 
+// The options as sweep.json and cell.json write them: those left at their defaults only where
+// the table says they always appear.
 Json options_json(const RunOptions& o) {
-  Json out;
-  out["placement"] = o.placement;
-  out["estimate"] = estimate_name(o);
-  out["walltime_kill"] = o.walltime_kill;
-  out["checkpoint_interval_s"] = static_cast<double>(o.checkpoint_interval_ms) / 1000.0;
-  out["restart_overhead_s"] = static_cast<double>(o.restart_overhead_ms) / 1000.0;
-  out["interval_s"] = static_cast<double>(o.timeseries_interval_ms) / 1000.0;
-  // Cluster-model options only when set, so specs without them keep their form.
-  if (o.speed_model != SpeedModel::kOff) out["speed_model"] = speed_model_name(o.speed_model);
-  if (!o.failures_text.empty()) out["failures"] = o.failures_text;
-  if (o.failure_trace) out["failure_trace"] = o.failure_trace->path;
-  if (o.node_power) out["node_power"] = true;
-  if (o.pue > 0) out["pue"] = o.pue;
-  if (o.power_off_idle_ms > 0)
-    out["power_off_idle_s"] = static_cast<double>(o.power_off_idle_ms) / 1000.0;
-  if (o.power_off_idle_ms > 0 || o.boot_time_ms != RunOptions{}.boot_time_ms)
-    out["boot_time_s"] = static_cast<double>(o.boot_time_ms) / 1000.0;
-  if (o.carbon) out["carbon"] = o.carbon->path;
+  Json out = Json::object();
+  for (const auto& option : run_option_table())
+    if (option.in_spec && (option.shown_in_spec == nullptr || option.shown_in_spec(o)))
+      out[std::string(option.key)] = option.value(o);
   return out;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // Appends ",text" (a CSV field after the first).
@@ -512,12 +445,9 @@ std::string cell_label(const Json& definition) {
 
 // FNV-1a of a file's bytes, as 16 hex digits.
 std::string file_fingerprint(const std::string& path) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : read_file_bytes(path)) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
+  Fingerprint hash;
+  hash.add_bytes(read_file_bytes(path));
+  return hash.hex();
 }
 
 // What cell.json holds: the definition plus everything else that changes the cell's outputs,
@@ -577,8 +507,8 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
                            const std::string& base_dir) {
   if (!json.is_object()) spec_error(source, "(top level)", "expected a JSON object");
   check_keys(json,
-             {"description", "policies", "traces", "clusters", "load_scales", "seeds", "options",
-              "reproducible"},
+             {"clusters", "description", "load_scales", "options", "policies", "reproducible",
+              "seeds", "traces"},
              source, "");
   SweepSpec spec;
   spec.source = source;
@@ -592,7 +522,7 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
     if (traces[i].is_string()) {
       trace.path = traces[i].get<std::string>();
     } else if (traces[i].is_object()) {
-      check_keys(traces[i], {"path", "format"}, source, field);
+      check_keys(traces[i], {"format", "path"}, source, field);
       const auto path = traces[i].find("path");
       if (path == traces[i].end() || !path->is_string())
         spec_error(source, field + ".path", "missing (the trace file, a string)");
@@ -742,19 +672,85 @@ Trace scale_arrivals(const Trace& trace, double load_scale) {
   return out;
 }
 
+SweepInputs load_sweep_inputs(const SweepSpec& spec) {
+  for (const auto& variant : spec.variants) make_policy(variant.policy, variant.params);
+  make_placement(spec.options.placement);
+  SweepInputs inputs;
+  for (const auto& text : spec.clusters) inputs.clusters.push_back(parse_cluster_spec(text));
+  for (const auto& t : spec.traces)
+    inputs.traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
+  return inputs;
+}
+
+SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
+                               const SweepCell& cell) {
+  SimulationRequest request;
+  request.policy = spec.variants[cell.variant].policy;
+  request.params = spec.variants[cell.variant].params;
+  request.options = spec.options;
+  request.options.seed = spec.seeds[cell.seed];
+  request.reproducible = spec.reproducible;
+  const double load = spec.load_scales[cell.load];
+  if (load == 1.0)
+    return simulate(inputs.traces[cell.trace], inputs.clusters[cell.cluster], request);
+  const Trace scaled = scale_arrivals(inputs.traces[cell.trace], load);
+  return simulate(scaled, inputs.clusters[cell.cluster], request);
+}
+
+void for_each_cell(
+    const std::vector<SweepCell>& cells, unsigned jobs,
+    const std::function<void(const SweepCell&)>& work,
+    const std::function<void(const SweepCell&, std::exception_ptr, double wall_s)>& finished) {
+  SCHEDLAB_ASSERT(jobs >= 1, "at least one worker");
+  std::mutex mutex;  // serializes `finished`
+  std::atomic<std::size_t> next{0};
+  auto worker = [&]() {
+    while (true) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= cells.size()) return;
+      const SweepCell& cell = cells[slot];
+      const auto started = std::chrono::steady_clock::now();
+      std::exception_ptr failure;
+      try {
+        work(cell);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+      std::lock_guard lock(mutex);
+      finished(cell, failure, wall.count());
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(jobs, cells.size());
+  if (threads <= 1) {
+    worker();
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
+  for (auto& thread : pool) thread.join();
+}
+
+Json results_row(const SweepSpec& spec, const SweepCell& cell, const Json* summary,
+                 const std::string& error) {
+  Json row = cell_definition(spec, cell);
+  if (summary != nullptr) {
+    row["status"] = "ok";
+    row["dir"] = cell_dir_name(spec, cell);
+    row["summary"] = *summary;
+  } else {
+    row["status"] = "failed";
+    row["error"] = error;
+  }
+  return row;
+}
+
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   SCHEDLAB_ASSERT(options.jobs >= 1, "at least one worker");
   // Validate every input before anything is written.
-  for (const auto& variant : spec.variants) make_policy(variant.policy, variant.params);
-  make_placement(spec.options.placement);
-  std::vector<ClusterSpec> clusters;
-  for (const auto& text : spec.clusters) clusters.push_back(parse_cluster_spec(text));
-  std::vector<Trace> traces;
+  const SweepInputs inputs = load_sweep_inputs(spec);
   std::vector<std::string> fingerprints;
-  for (const auto& t : spec.traces) {
-    traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
-    fingerprints.push_back(trace_fingerprint(traces.back()));
-  }
+  for (const auto& trace : inputs.traces) fingerprints.push_back(trace_fingerprint(trace));
 
   const std::vector<SweepCell> cells = expand_cells(spec);
   std::vector<Json> definitions;
@@ -780,7 +776,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   std::vector<std::optional<Json>> summaries(cells.size());
   std::vector<std::string> errors(cells.size());
   std::vector<std::exception_ptr> failures(cells.size());
-  std::vector<std::size_t> pending;
+  std::vector<SweepCell> pending;
   SweepOutcome outcome;
   outcome.cells = cells.size();
   for (const auto& cell : cells) {
@@ -797,89 +793,54 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
         }
       }
     }
-    pending.push_back(cell.index);
+    pending.push_back(cell);
   }
 
-  std::mutex mutex;  // guards progress and the per-cell result slots' publication order
   SweepProgress progress;
   progress.total = cells.size();
   progress.done = outcome.resumed;
   progress.resumed = outcome.resumed;
   if (options.progress) options.progress(progress);
 
-  std::atomic<std::size_t> next{0};
-  auto worker = [&]() {
-    while (true) {
-      const std::size_t slot = next.fetch_add(1);
-      if (slot >= pending.size()) return;
-      const SweepCell& cell = cells[pending[slot]];
-      const auto started = std::chrono::steady_clock::now();
-      bool ok = true;
-      try {
-        // A stale record must not outlive the files it describes: it goes before any is replaced.
-        std::error_code ignored;
-        fs::remove(fs::path(options.out_dir) / cell_dir_name(spec, cell) / "cell.json", ignored);
-        SimulationRequest request;
-        request.policy = spec.variants[cell.variant].policy;
-        request.params = spec.variants[cell.variant].params;
-        request.options = spec.options;
-        request.options.seed = spec.seeds[cell.seed];
-        request.reproducible = spec.reproducible;
-        const double load = spec.load_scales[cell.load];
-        SimulationResult result;
-        if (load == 1.0) {
-          result = simulate(traces[cell.trace], clusters[cell.cluster], request);
-        } else {
-          const Trace scaled = scale_arrivals(traces[cell.trace], load);
-          result = simulate(scaled, clusters[cell.cluster], request);
-        }
-        const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
-        const std::string summary_text = result.summary.dump(2) + "\n";
-        const std::string marker_text = markers[cell.index].dump(2) + "\n";
-        // cell.json last: it marks the cell done only once the other files are in place.
-        write_files_atomically(dir.string(), {{"summary.json", summary_text},
-                                              {"jobs.csv", result.jobs_csv},
-                                              {"timeseries.csv", result.timeseries_csv},
-                                              {"cell.json", marker_text}});
-        summaries[cell.index] = std::move(result.summary);
-      } catch (...) {
-        ok = false;
-        failures[cell.index] = std::current_exception();
-        errors[cell.index] = failure_text(failures[cell.index]);
-      }
-      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
-      std::lock_guard lock(mutex);
-      ++progress.done;
-      if (!ok) ++progress.failed;
-      progress.cell = cell.index;
-      progress.label = cell_label(definitions[cell.index]);
-      progress.wall_s = wall.count();
-      progress.ok = ok;
-      if (options.progress) options.progress(progress);
-    }
+  // Each cell writes only its own result slot and directory.
+  auto work = [&](const SweepCell& cell) {
+    const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
+    // A stale record must not outlive the files it describes: it goes before any is replaced.
+    std::error_code ignored;
+    fs::remove(dir / "cell.json", ignored);
+    SimulationResult result = simulate_cell(spec, inputs, cell);
+    const std::string summary_text = result.summary.dump(2) + "\n";
+    const std::string marker_text = markers[cell.index].dump(2) + "\n";
+    // cell.json last: it marks the cell done only once the other files are in place.
+    write_files_atomically(dir.string(), {{"summary.json", summary_text},
+                                          {"jobs.csv", result.jobs_csv},
+                                          {"timeseries.csv", result.timeseries_csv},
+                                          {"cell.json", marker_text}});
+    summaries[cell.index] = std::move(result.summary);
   };
-  const std::size_t threads = std::min<std::size_t>(options.jobs, pending.size());
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
-    for (auto& thread : pool) thread.join();
-  }
+  auto finished = [&](const SweepCell& cell, std::exception_ptr failure, double wall_s) {
+    if (failure) {
+      failures[cell.index] = failure;
+      errors[cell.index] = failure_text(failure);
+    }
+    ++progress.done;
+    if (failure) ++progress.failed;
+    progress.cell = cell.index;
+    progress.label = cell_label(definitions[cell.index]);
+    progress.wall_s = wall_s;
+    progress.ok = !failure;
+    if (options.progress) options.progress(progress);
+  };
+  for_each_cell(pending, options.jobs, work, finished);
   outcome.ran = pending.size();
 
   // Rows in cell order, whatever the completion order was.
   std::vector<Json> rows;
   std::string results_jsonl;
   for (const auto& cell : cells) {
-    Json row = definitions[cell.index];
-    if (summaries[cell.index]) {
-      row["status"] = "ok";
-      row["dir"] = cell_dir_name(spec, cell);
-      row["summary"] = *summaries[cell.index];
-    } else {
-      row["status"] = "failed";
-      row["error"] = errors[cell.index];
+    const Json* summary = summaries[cell.index] ? &*summaries[cell.index] : nullptr;
+    Json row = results_row(spec, cell, summary, errors[cell.index]);
+    if (summary == nullptr) {
       ++outcome.failed;
       if (!outcome.first_failure) {
         outcome.first_failure = failures[cell.index];
@@ -976,8 +937,8 @@ std::vector<SweepGroup> aggregate_sweep(const std::vector<Json>& rows) {
     SweepGroup& group = groups[it->second];
     group.seeds.push_back(row.at("seed").get<std::uint64_t>());
     for (const auto& field : flatten_numeric(row.at("summary"))) {
-      // options.* are the run's inputs (options.seed differs by design), not metrics.
-      if (field.key.starts_with("options.")) continue;
+      // The options echo holds the run's inputs (options.seed differs by design), not metrics.
+      if (key_has_prefix(field.key, kOptionsGroup)) continue;
       auto& sample = samples[it->second][field.key];
       if (sample.empty()) group.metrics.push_back(field.key);
       sample.push_back(field.value);

@@ -1,0 +1,155 @@
+#include "schedlab/metric_catalog.hpp"
+
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "schedlab/error.hpp"
+#include "schedlab/output.hpp"
+
+namespace schedlab {
+
+namespace {
+
+using D = MetricDirection;
+
+// Statistics of one per-job distribution (metrics.cpp `distribution`), in summary.json order.
+#define SCHEDLAB_DISTRIBUTION(base, unit, decimals, name, what)                                \
+  {base ".mean", unit, D::kLowerIsBetter, "mean " name, "mean " what, decimals},               \
+      {base ".p50", unit, D::kLowerIsBetter, "median " name, "median " what, decimals},        \
+      {base ".p90", unit, D::kLowerIsBetter, "90th percentile " name, "90th percentile " what, \
+       decimals},                                                                              \
+      {base ".p95", unit, D::kLowerIsBetter, "95th percentile " name, "95th percentile " what, \
+       decimals},                                                                              \
+      {base ".p99", unit, D::kLowerIsBetter, "99th percentile " name, "99th percentile " what, \
+       decimals},                                                                              \
+  {                                                                                            \
+    base ".max", unit, D::kLowerIsBetter, "max " name, "largest " what, decimals               \
+  }
+
+constexpr MetricInfo kCatalog[] = {
+    {"trace.skipped", "count", D::kNeutral, "jobs skipped",
+     "jobs of the trace left out, by reason (reader skips, then --filter)", 0, true},
+    {"cluster.nodes", "count", D::kNeutral, "nodes", "nodes in the cluster", 0},
+    {"cluster.gpus", "count", D::kNeutral, "GPUs", "GPUs in the cluster", 0},
+    {"jobs.submitted", "count", D::kNeutral, "jobs submitted", "jobs in the trace after --filter",
+     0},
+    {"jobs.completed", "count", D::kHigherIsBetter, "jobs completed", "jobs that ran to their end",
+     0},
+    {"jobs.rejected", "count", D::kLowerIsBetter, "jobs rejected", "jobs rejected at submit", 0},
+    {"jobs.rejected_reasons", "count", D::kLowerIsBetter, "jobs rejected by reason",
+     "rejected jobs by reason (present only when jobs were rejected)", 0, true},
+    {"makespan_s", "s", D::kLowerIsBetter, "makespan",
+     "length of the run window, first submit to last finish", 1},
+    SCHEDLAB_DISTRIBUTION("wait_s", "s", 1, "wait", "wait (first start - submit)"),
+    SCHEDLAB_DISTRIBUTION("jct_s", "s", 1, "job completion time",
+                          "job completion time (finish - submit)"),
+    {"bounded_slowdown.mean", "ratio", D::kLowerIsBetter, "mean bounded slowdown",
+     "mean of max(1, turnaround / max(GPU time, 10 s))", 3},
+    {"bounded_slowdown.p50", "ratio", D::kLowerIsBetter, "median bounded slowdown",
+     "median bounded slowdown", 3},
+    {"bounded_slowdown.p95", "ratio", D::kLowerIsBetter, "95th percentile bounded slowdown",
+     "95th percentile bounded slowdown", 3},
+    {"bounded_slowdown.max", "ratio", D::kLowerIsBetter, "max bounded slowdown",
+     "largest bounded slowdown", 3},
+    {"utilization", "fraction", D::kHigherIsBetter, "GPU utilization",
+     "busy GPU-time / capacity, from 0 to 1", 4},
+    {"gpu_hours.capacity", "GPU-h", D::kNeutral, "GPU-hours capacity", "total GPUs x run window",
+     2},
+    {"gpu_hours.busy", "GPU-h", D::kNeutral, "GPU-hours busy", "GPU-time held by jobs", 2},
+    {"gpu_hours.idle", "GPU-h", D::kLowerIsBetter, "GPU-hours idle", "capacity - busy", 2},
+    {"gpu_hours.idle_while_jobs_wait", "GPU-h", D::kLowerIsBetter, "idle GPU-hours while jobs wait",
+     "idle GPU-time while at least one job was queued", 2},
+    {"gpu_hours.lost", "GPU-h", D::kLowerIsBetter, "lost work",
+     "GPU-time redone after interruptions plus restart overhead", 2},
+    // Cluster models: down time is the failure model's input; off time is a means (its effect is
+    // in energy_kwh), so neither has a direction of its own.
+    {"gpu_hours.down", "GPU-h", D::kNeutral, "GPU-hours down",
+     "GPU-time on failed nodes (cluster models)", 2},
+    {"gpu_hours.off", "GPU-h", D::kNeutral, "GPU-hours off",
+     "GPU-time on nodes powered off or booting (cluster models)", 2},
+    {"energy_kwh.total", "kWh", D::kLowerIsBetter, "total energy",
+     "energy drawn: GPU boards, with cluster models the whole facility", 1},
+    {"energy_kwh.gpu_busy", "kWh", D::kLowerIsBetter, "energy of busy GPUs",
+     "busy GPUs x their busy board power", 1},
+    {"energy_kwh.gpu_idle", "kWh", D::kLowerIsBetter, "energy of idle GPUs",
+     "idle GPUs x their idle board power", 1},
+    {"energy_kwh.node_base", "kWh", D::kLowerIsBetter, "node base energy",
+     "node base power of nodes on (cluster models)", 1},
+    {"energy_kwh.off", "kWh", D::kLowerIsBetter, "energy of nodes off",
+     "power of nodes off (cluster models)", 1},
+    {"energy_kwh.boot", "kWh", D::kLowerIsBetter, "boot energy",
+     "power of nodes booting (cluster models)", 1},
+    {"energy_kwh.facility", "kWh", D::kLowerIsBetter, "facility overhead energy",
+     "IT energy x (PUE - 1) (cluster models)", 1},
+    {"emissions_kg", "kg", D::kLowerIsBetter, "emissions",
+     "CO2 of the facility energy at the grid's intensity (with --carbon)", 3},
+    {"restarts.total", "count", D::kLowerIsBetter, "restarts",
+     "interruptions, each forcing a restart", 0},
+    {"restarts.preemptions", "count", D::kLowerIsBetter, "preemptions",
+     "interruptions by the policy", 0},
+    {"restarts.walltime_kills", "count", D::kLowerIsBetter, "walltime kills",
+     "jobs killed at their walltime", 0},
+    {"restarts.failures", "count", D::kLowerIsBetter, "failure restarts",
+     "attempts killed by node failures (cluster models)", 0},
+    {"engine.events", "count", D::kNeutral, "events", "events applied (stale ends excluded)", 0},
+    {"engine.instants", "count", D::kNeutral, "instants",
+     "distinct times at which events were applied", 0},
+    {"engine.wall_s", "s", D::kNeverGated, "simulation wall time",
+     "wall-clock seconds of the simulation loop (0 with --reproducible)", 3},
+    {kOptionsGroup, "", D::kNeutral, "options",
+     "the run's options as given (inputs, not results; left out of sweep aggregates)", 3, true},
+};
+
+#undef SCHEDLAB_DISTRIBUTION
+
+}  // namespace
+
+const char* direction_text(MetricDirection direction) {
+  switch (direction) {
+    case MetricDirection::kLowerIsBetter: return "lower is better";
+    case MetricDirection::kHigherIsBetter: return "higher is better";
+    case MetricDirection::kNeutral: return "no direction";
+    case MetricDirection::kNeverGated: return "timing, never gated";
+    case MetricDirection::kUnknown: return "unknown metric";
+  }
+  return "unknown metric";
+}
+
+std::span<const MetricInfo> metric_catalog() {
+  return kCatalog;
+}
+
+bool key_has_prefix(std::string_view key, std::string_view prefix) {
+  return key == prefix ||
+         (key.size() > prefix.size() && key.starts_with(prefix) && key[prefix.size()] == '.');
+}
+
+const MetricInfo* find_metric(std::string_view key) {
+  const MetricInfo* best = nullptr;
+  for (const auto& metric : kCatalog) {
+    if (metric.key == key) return &metric;
+    if (metric.group && key_has_prefix(key, metric.key) &&
+        (best == nullptr || metric.key.size() > best->key.size()))
+      best = &metric;
+  }
+  return best;
+}
+
+const MetricInfo& catalog_metric(std::string_view key) {
+  const MetricInfo* metric = find_metric(key);
+  SCHEDLAB_ASSERT(metric != nullptr, "the metric is in the catalog");
+  return *metric;
+}
+
+MetricDirection metric_direction(std::string_view key) {
+  const MetricInfo* metric = find_metric(key);
+  return metric ? metric->direction : MetricDirection::kUnknown;
+}
+
+std::string metric_value_text(const MetricInfo& metric, double value) {
+  return fixed(value, metric.decimals);
+}
+
+}  // namespace schedlab
