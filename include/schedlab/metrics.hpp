@@ -99,6 +99,8 @@ class MetricsCollector : public Observer {
   template <bool kModels>
   void add_to_series(const Segment& segment, const ModelSegment& models);
   double facility_power_w(const Segment& segment, const ModelSegment& models) const;
+  void add_attempt_energy(const RunView& ctx, JobIndex job);
+  double node_base_share_w(const Cluster& cluster, const Placement& placement) const;
   void add_energy_keys(nlohmann::ordered_json& out) const;
   // The run's options as summary.json echoes them (run_option_table.hpp).
   nlohmann::ordered_json options_json() const;
@@ -108,6 +110,8 @@ class MetricsCollector : public Observer {
   bool extended_ = false;
   bool node_power_ = false;
   double pue_ = 1.0;
+  bool job_energy_extended_ = false;  // per-job energy adds a node-base share and applies PUE
+  std::vector<double> job_energy_j_;  // per job: energy of its attempts so far (jobs.csv)
   std::size_t carbon_cursor_ = 0;
   TimeMs interval_ms_ = 300'000;
   std::int64_t total_gpus_ = 0;

@@ -74,6 +74,8 @@ void MetricsCollector::on_begin(const RunView& ctx) {
   extended_ = cluster_models_active(ctx.options(), ctx.cluster());
   node_power_ = ctx.options().node_power;
   pue_ = effective_pue(ctx.options(), ctx.cluster());
+  job_energy_extended_ = node_power_ || pue_ != 1.0;
+  job_energy_j_.assign(ctx.trace().jobs.size(), 0.0);
   carbon_cursor_ = 0;
   // The submit span is a lower bound of the run window: refuse hopeless intervals up front.
   TimeMs last_submit_ms = ctx.now();
@@ -135,8 +137,13 @@ void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
   uncommitted_models_.push_back(m);
 }
 
-void MetricsCollector::on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTransition what) {
+void MetricsCollector::on_job(const RunView& ctx, JobIndex job, JobTransition what) {
+  if (what == JobTransition::kPreempted || what == JobTransition::kFailed) {
+    add_attempt_energy(ctx, job);
+    return;
+  }
   if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
+  add_attempt_energy(ctx, job);
   if (extended_) {
     for (std::size_t i = 0; i < uncommitted_.size(); ++i)
       commit<true>(uncommitted_[i], uncommitted_models_[i]);
@@ -146,6 +153,31 @@ void MetricsCollector::on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTrans
   }
   uncommitted_.clear();
   uncommitted_models_.clear();
+}
+
+// The attempt that just ended (its placement and start are still the job's last): its GPUs' busy
+// power over the time it held them; with --node-power or a PUE, plus its share of its nodes'
+// base power, times the PUE.
+void MetricsCollector::add_attempt_energy(const RunView& ctx, JobIndex job) {
+  const JobState& s = ctx.state(job);
+  const Cluster& cluster = ctx.cluster();
+  double power_w = 0.0;
+  for (const auto& a : s.placement)
+    power_w += a.gpu_count() * cluster.gpu_types()[cluster.node(a.node).type].busy_power_w;
+  if (job_energy_extended_) power_w = (power_w + node_base_share_w(cluster, s.placement)) * pue_;
+  job_energy_j_[job] += power_w * static_cast<double>(ctx.now() - s.last_start_ms) / kMsPerSecond;
+}
+
+// A job's share of its nodes' base power: its fraction of each node's GPUs (--node-power).
+double MetricsCollector::node_base_share_w(const Cluster& cluster,
+                                           const Placement& placement) const {
+  if (!node_power_) return 0.0;
+  double watts = 0.0;
+  for (const auto& a : placement) {
+    const Node& n = cluster.node(a.node);
+    watts += cluster.groups()[n.group].base_power_w * a.gpu_count() / n.gpus;
+  }
+  return watts;
 }
 
 void MetricsCollector::on_end(const RunView& /*ctx*/) {
@@ -382,7 +414,7 @@ std::string MetricsCollector::jobs_csv() const {
       text(",");
       cluster.append_gpu_id_ranges(out, s.placement);
       text(",");
-      append_fixed(out, s.energy_j, 3);
+      append_fixed(out, job_energy_j_[j], 3);
       text(",");
     }
     text(batsim_final_state(s.status));

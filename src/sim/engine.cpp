@@ -9,17 +9,20 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "event_queue.hpp"
+#include "../models/cluster_model.hpp"
+#include "../models/node_failures.hpp"
+#include "../models/placement_speed.hpp"
+#include "../models/power_states.hpp"
+#include "../core/event_queue.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/power_model.hpp"
-#include "schedlab/random.hpp"
 #include "schedlab/speed_model.hpp"
 #include "what_if_cluster.hpp"
 
 namespace schedlab {
 
-class Engine::Impl final : public SchedContext, public RunView, public Decisions {
+class Engine::Impl final : public SchedContext, public RunView, public Decisions, ModelHost {
  public:
   Impl(const Trace& trace, const Cluster& cluster, Policy& policy, const RunOptions& options)
       : trace_(trace),
@@ -166,11 +169,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     state.status = JobStatus::kRunning;
     TimeMs work_ms = state.remaining_work_ms;
     if (models_on_) {
-      if (speed_) {
-        state.slowdown = speed_->slowdown(cluster_, spec, state.placement);
-        work_ms = work_time_ms(state.remaining_work_ms, state.slowdown);
-      }
-      note_start_on_nodes(job);
+      state.slowdown = models_start(job);
+      work_ms = work_time_ms(state.remaining_work_ms, state.slowdown);
     }
     TimeMs end_ms = now_ + state.overhead_ms + work_ms;
     if (options_.walltime_kill) end_ms = std::min(end_ms, now_ + state.walltime_ms);
@@ -182,7 +182,6 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     what_if_.on_real_start(state.placement);
     --queued_jobs_;
     queued_gpus_ -= spec.gpus;
-    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] -= spec.gpus;
     notify(job, JobTransition::kStarted);
   }
 
@@ -224,7 +223,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (node >= cluster_.node_count())
       throw PolicyError(fmt::format("policy asked to wake node {}, which does not exist ({} nodes)",
                                     node, cluster_.node_count()));
-    boot_node(node);
+    if (models_on_)
+      for (auto& model : models_) model->on_wake_request(node);
   }
 
   // --- the run ---
@@ -260,7 +260,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
           case EventKind::kWakeup: wakeups_.erase(event.time_ms); break;
           case EventKind::kNodeDown:
           case EventKind::kNodeUp:
-            if (!apply_node_event(event)) continue;  // stale, or a failure that changes nothing
+            if (!apply_node_event(event)) continue;  // stale, or changes nothing
             break;
         }
         ++stats_.events;
@@ -272,7 +272,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       if (!applied_any) continue;
       ++stats_.instants;
       if (queued_jobs_ > 0) call_policy();
-      if (models_on_) after_policy();
+      if (models_on_) models_after_policy();
       if (queued_jobs_ > 0 && running_.empty() && pending_arrivals_ == 0 && nothing_left_on_nodes())
         throw_stuck();
     }
@@ -364,7 +364,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
   // Something that brings the run closer to its end happened: an arrival, a job ending, or a
   // job's saved work advancing.
-  void note_progress() { events_since_progress_ = 0; }
+  void note_progress() override { events_since_progress_ = 0; }
 
   const JobSpec& job_spec(JobIndex job, const char* what) const {
     if (job >= trace_.jobs.size())
@@ -425,13 +425,13 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (queue_view_on_) queue_view_.insert(job);
     ++queued_jobs_;
     queued_gpus_ += spec.gpus;
-    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += spec.gpus;
+    if (models_on_) models_queued(job);
     changes_.arrived.push_back(job);
     notify(job, JobTransition::kSubmitted);
     policy_.on_submit(*this, job);
   }
 
-  // Ends the current attempt at now: releases GPUs, accounts run time, overhead and energy.
+  // Ends the current attempt at now: releases GPUs, accounts run time and overhead.
   // Returns the job's total work done (reference ms) as of now.
   [[gnu::always_inline]] TimeMs end_attempt(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
@@ -441,15 +441,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     const TimeMs progress_ms = attempt_progress_ms(state, elapsed_ms);
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
-    double power_w = 0.0;
-    for (const auto& a : state.placement)
-      power_w += a.gpu_count() * cluster_.gpu_types()[cluster_.node(a.node).type].busy_power_w;
-    if (job_energy_extended_) power_w = (power_w + node_base_share_w(state.placement)) * pue_;
-    state.energy_j += power_w * static_cast<double>(elapsed_ms) / kMsPerSecond;
     cluster_.release(state.placement);
     what_if_.on_real_stop(state.placement);
     if (running_by_end_on_) running_by_end_.erase({walltime_end_ms(job), job});
-    if (power_saving_on_) arm_idle_timers(state.placement);
+    if (models_on_) models_stop(job);
     const std::uint32_t pos = running_pos_[job];
     SCHEDLAB_ASSERT(pos != kNotRunning && running_[pos] == job, "running index is consistent");
     running_[pos] = running_.back();
@@ -466,7 +461,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     state.queued_since_ms = now_;
     ++queued_jobs_;
     queued_gpus_ += trace_.jobs[job].gpus;
-    if (power_saving_on_) queued_gpus_by_type_[queue_type_slot(job)] += trace_.jobs[job].gpus;
+    if (models_on_) models_queued(job);
   }
 
   void finish(JobIndex job) {
@@ -510,19 +505,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     pending_requeue_.clear();
   }
 
-  // ===== Cluster models (docs/cluster.md). None of this runs with every model off. =====
-
-  // Node events carry (generation << 2 | cause) in Event::attempt. A repair or boot event whose
-  // generation is not the node's current one is stale (the node changed state since); power-off
-  // timers carry none: a node has at most one pending (idle_timer_ms_).
-  static constexpr std::uint32_t kCauseFailure = 0;  // kNodeDown: the node fails
-  static constexpr std::uint32_t kCauseIdle = 1;     // kNodeDown: an idle node's power-off timer
-  static constexpr std::uint32_t kCauseRepair = 2;   // kNodeUp: the failed node is repaired
-  static constexpr std::uint32_t kCauseBoot = 3;     // kNodeUp: the booting node is ready
-  static constexpr std::uint32_t kGenerationMask = 0x3FFFFFFFu;
-  static std::uint32_t node_stamp(std::uint32_t generation, std::uint32_t cause) {
-    return ((generation & kGenerationMask) << 2) | cause;
-  }
+  // ===== Cluster models (src/models/, docs/cluster.md). None of this runs with every model
+  // off. =====
 
   void init_cluster_models() {
     const RunOptions& o = options_;
@@ -532,253 +516,45 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     if (o.repair_ms <= 0) throw ConfigError("--failures repair=H: expected hours > 0");
     if (o.power_off_idle_ms < 0) throw ConfigError("--power-off-idle: expected seconds >= 0");
     if (o.boot_time_ms <= 0) throw ConfigError("--boot-time: expected seconds > 0");
-    pue_ = effective_pue(o, cluster_);
-    SCHEDLAB_ASSERT(pue_ >= 1.0 && pue_ <= 10.0, "the PUE is checked where it is given");
-    if (o.speed_model != SpeedModel::kOff) speed_.emplace(trace_, cluster_, o.speed_model);
-    failures_on_ = o.failures_on();
-    power_saving_on_ = o.power_off_idle_ms > 0;
-    job_energy_extended_ = o.node_power || pue_ != 1.0;
-    models_on_ = speed_.has_value() || failures_on_ || power_saving_on_;
-    if (failures_on_) {
-      gpu_owner_.assign(static_cast<std::size_t>(cluster_.total_gpus()), 0);
-      fruitless_failures_.assign(trace_.jobs.size(), 0);
-      failure_rng_ = Rng(o.failure_seed.value_or(o.seed));
-      if (o.failure_rate_per_1000_node_days > 0)
-        failure_mean_ms_ =
-            mean_ms_between_failures(cluster_.node_count(), o.failure_rate_per_1000_node_days);
-    }
-    if (failures_on_ || power_saving_on_) node_gen_.assign(cluster_.node_count(), 0);
-    if (power_saving_on_) {
-      queued_gpus_by_type_.assign(cluster_.gpu_types().size() + 1, 0);
-      supply_scratch_.assign(cluster_.gpu_types().size(), 0);
-      idle_since_ms_.assign(cluster_.node_count(), kUnsetMs);
-      idle_timer_ms_.assign(cluster_.node_count(), kNever);
-    }
+    const double pue = effective_pue(o, cluster_);
+    SCHEDLAB_ASSERT(pue >= 1.0 && pue <= 10.0, "the PUE is checked where it is given");
+    // Hooks run in this order: a failure's events are pushed before the power model's at the
+    // run's start, and the power model's wake-ups come before the failure chain's resumption.
+    ModelHost& host = *this;
+    if (o.speed_model != SpeedModel::kOff)
+      models_.push_back(std::make_unique<PlacementSpeed>(host, trace_, cluster_, o.speed_model));
+    if (o.failures_on())
+      models_.push_back(std::make_unique<NodeFailures>(host, trace_, cluster_, options_));
+    if (o.power_off_idle_ms > 0)
+      models_.push_back(std::make_unique<PowerStates>(host, cluster_, make_default_power_policy()));
+    models_on_ = !models_.empty();
   }
 
-  void start_cluster_models() {
-    if (failure_mean_ms_ > 0) schedule_next_failure();
-    if (options_.failure_trace) push_next_trace_failures();
-    if (power_saving_on_)
-      for (NodeIndex n = 0; n < cluster_.node_count(); ++n) mark_idle(n);
+  // --- ModelHost ---
+  const RunView& view() const override { return *this; }
+  bool arrivals_left() const override {
+    return pending_arrivals_ > 0 || next_arrival_ < arrival_order_.size();
+  }
+  void push_node_event(TimeMs time_ms, EventKind kind, std::uint32_t subject,
+                       std::uint32_t stamp) override {
+    SCHEDLAB_ASSERT(kind == EventKind::kNodeDown || kind == EventKind::kNodeUp,
+                    "models push node events");
+    events_.push(time_ms, kind, subject, stamp);
   }
 
-  // Queue-demand slot of a queued job: its GPU type, or the last slot for untyped jobs.
-  std::size_t queue_type_slot(JobIndex job) const {
-    const GpuTypeIndex type = job_type_[job];
-    SCHEDLAB_ASSERT(type == kAnyGpuType || type < cluster_.gpu_types().size(),
-                    "queued jobs have a known type");
-    return type == kAnyGpuType ? cluster_.gpu_types().size() : type;
-  }
-
-  // A job just started on its placement: record GPU owners (failures); its nodes are no longer
-  // idle (power saving).
-  [[gnu::noinline]] void note_start_on_nodes(JobIndex job) {
-    for (const auto& a : states_[job].placement) {
-      if (power_saving_on_) idle_since_ms_[a.node] = kUnsetMs;
-      if (failures_on_) {
-        const Node& n = cluster_.node(a.node);
-        for (GpuMask m = a.gpus; m != 0; m &= m - 1)
-          gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(m))] = job;
-      }
-    }
-  }
-
-  // The job's share of its nodes' base power: its fraction of each node's GPUs (--node-power).
-  [[gnu::noinline]] double node_base_share_w(const Placement& placement) const {
-    if (!options_.node_power) return 0.0;
-    double watts = 0.0;
-    for (const auto& a : placement) {
-      const Node& n = cluster_.node(a.node);
-      watts += cluster_.groups()[n.group].base_power_w * a.gpu_count() / n.gpus;
-    }
-    return watts;
-  }
-
-  void set_node_state(NodeIndex node, NodeState state) {
+  void set_node_state(NodeIndex node, NodeState state) override {
     const NodeState from = cluster_.node_state(node);
     cluster_.set_node_state(node, state);
     changes_.nodes_changed = true;
     if (in_schedule_) nodes_changed_in_call_ = true;
-    ++node_gen_[node];
-    if (power_saving_on_) idle_since_ms_[node] = kUnsetMs;
+    for (auto& model : models_) model->on_node_state(node, from);
     for (auto* observer : observers_) observer->on_node(*this, node, from);
-  }
-
-  // Power-off timers: a node has at most one pending (idle_timer_ms_); when it fires early
-  // because the node was busy in between, it is pushed again to idle_since + --power-off-idle.
-  void mark_idle(NodeIndex node) {
-    idle_since_ms_[node] = now_;
-    if (idle_timer_ms_[node] == kNever) push_idle_timer(node, now_ + options_.power_off_idle_ms);
-  }
-
-  void push_idle_timer(NodeIndex node, TimeMs at_ms) {
-    idle_timer_ms_[node] = at_ms;
-    events_.push(at_ms, EventKind::kNodeDown, node, node_stamp(0, kCauseIdle));
-  }
-
-  [[gnu::noinline]] void arm_idle_timers(const Placement& placement) {
-    for (const auto& a : placement) {
-      const Node& n = cluster_.node(a.node);
-      if (n.free_mask == n.all_mask() && cluster_.node_state(a.node) == NodeState::kOn)
-        mark_idle(a.node);
-    }
-  }
-
-  // Powers on an off node: it boots for --boot-time. No-op for a node that is not off.
-  void boot_node(NodeIndex node) {
-    if (cluster_.node_state(node) != NodeState::kOff) return;
-    set_node_state(node, NodeState::kBooting);
-    events_.push(now_ + options_.boot_time_ms, EventKind::kNodeUp, node,
-                 node_stamp(node_gen_[node], kCauseBoot));
-  }
-
-  // Queued GPUs that `type`'s nodes could serve: jobs of that type and untyped ones.
-  std::int64_t queued_demand_for(GpuTypeIndex type) const {
-    return queued_gpus_by_type_[type] + queued_gpus_by_type_.back();
-  }
-
-  // The engine's default wake-up rule, after every policy call with jobs queued: per GPU type,
-  // wake off nodes (lowest index first) while the GPUs of queued jobs constrained to that type
-  // exceed its free plus booting GPUs; then, for unconstrained jobs, while their GPUs exceed the
-  // free and booting GPUs left over by typed demand, wake off nodes of any type.
-  void wake_for_queue() {
-    if (cluster_.nodes_in_state(NodeState::kOff) == 0) return;
-    const std::size_t types = cluster_.gpu_types().size();
-    std::vector<std::int64_t>& supply = supply_scratch_;
-    std::fill(supply.begin(), supply.end(), 0);
-    for (const auto& g : cluster_.groups())
-      supply[g.type] +=
-          static_cast<std::int64_t>(g.in_state[static_cast<int>(NodeState::kBooting)]) *
-          g.gpus_per_node;
-    std::int64_t spare = 0;
-    for (GpuTypeIndex t = 0; t < types; ++t) {
-      supply[t] += cluster_.free_gpus_of(t);
-      while (queued_gpus_by_type_[t] > supply[t]) {
-        const auto node = cluster_.lowest_off_node(t);
-        if (!node) break;
-        boot_node(*node);
-        supply[t] += cluster_.node(*node).gpus;
-      }
-      spare += std::max<std::int64_t>(0, supply[t] - queued_gpus_by_type_[t]);
-    }
-    while (queued_gpus_by_type_.back() > spare) {
-      const auto node = cluster_.lowest_off_node(kAnyGpuType);
-      if (!node) break;
-      boot_node(*node);
-      spare += cluster_.node(*node).gpus;
-    }
-  }
-
-  // No failures are generated while the cluster is drained and waiting (nothing runs, no
-  // arrival is left, nothing boots): a run waiting for repairs then always ends.
-  bool failure_chain_idle() const {
-    return running_.empty() && pending_arrivals_ == 0 && next_arrival_ == arrival_order_.size() &&
-           cluster_.nodes_in_state(NodeState::kBooting) == 0;
-  }
-
-  void schedule_next_failure() {
-    constexpr double kMaxGapMs = 1e15;
-    const double gap_ms = std::min(kMaxGapMs, failure_rng_.exponential(failure_mean_ms_));
-    const auto node = static_cast<NodeIndex>(
-        failure_rng_.uniform_int(0, static_cast<std::int64_t>(cluster_.node_count()) - 1));
-    events_.push(now_ + std::max<TimeMs>(1, std::llround(gap_ms)), EventKind::kNodeDown, node,
-                 node_stamp(0, kCauseFailure));
-  }
-
-  // Pushes the failure-trace rows of the next down time (rows before now start now); rows whose
-  // node is back before that time are skipped.
-  void push_next_trace_failures() {
-    const auto& rows = options_.failure_trace->rows;
-    while (pending_trace_failures_ == 0 && next_trace_failure_ < rows.size()) {
-      const TimeMs t = std::max(rows[next_trace_failure_].down_ms, now_);
-      while (next_trace_failure_ < rows.size() &&
-             std::max(rows[next_trace_failure_].down_ms, now_) == t) {
-        if (rows[next_trace_failure_].up_ms > t) {
-          events_.push(t, EventKind::kNodeDown, static_cast<std::uint32_t>(next_trace_failure_),
-                       node_stamp(0, kCauseFailure));
-          ++pending_trace_failures_;
-        }
-        ++next_trace_failure_;
-      }
-    }
-  }
-
-  // Applies a node event; false if it was stale or changed nothing.
-  bool apply_node_event(const Event& event) {
-    const std::uint32_t cause = event.attempt & 3u;
-    const std::uint32_t generation = event.attempt >> 2;
-    if (cause == kCauseFailure) {
-      if (options_.failure_trace) {
-        const FailureTraceRow& row = options_.failure_trace->rows[event.subject];
-        --pending_trace_failures_;
-        fail_node(row.node, row.up_ms);
-        push_next_trace_failures();
-        return true;
-      }
-      if (failure_chain_idle()) {
-        failure_chain_paused_ = true;
-        return false;
-      }
-      schedule_next_failure();
-      if (cluster_.node_state(event.subject) == NodeState::kDown) return false;  // already failed
-      fail_node(event.subject, now_ + options_.repair_ms);
-      return true;
-    }
-    const NodeIndex node = event.subject;
-    const NodeState state = cluster_.node_state(node);
-    if (cause == kCauseIdle) {
-      idle_timer_ms_[node] = kNever;
-      const TimeMs since_ms = idle_since_ms_[node];
-      if (state != NodeState::kOn || since_ms == kUnsetMs)
-        return false;                                      // re-armed when idle again
-      if (since_ms + options_.power_off_idle_ms > now_) {  // busy in between: idle for less
-        push_idle_timer(node, since_ms + options_.power_off_idle_ms);
-        return false;
-      }
-      if (queued_demand_for(cluster_.node(node).type) > 0) {
-        // Jobs that could use it are waiting: it stays on; look again later.
-        push_idle_timer(node, now_ + options_.power_off_idle_ms);
-        return true;
-      }
-      set_node_state(node, NodeState::kOff);
-      return true;
-    }
-    if (generation != (node_gen_[node] & kGenerationMask)) return false;
-    if (state != (cause == kCauseRepair ? NodeState::kDown : NodeState::kBooting)) return false;
-    set_node_state(node, NodeState::kOn);
-    if (power_saving_on_) mark_idle(node);
-    return true;
-  }
-
-  // A node fails now: its jobs are killed and requeued, and it is down until `up_ms`. A node
-  // already down (a failure-trace outage starting the instant the previous one ends, which is
-  // applied before that repair) stays down until `up_ms`: its pending repair becomes stale.
-  void fail_node(NodeIndex node, TimeMs up_ms) {
-    if (cluster_.node_state(node) == NodeState::kDown) {
-      ++node_gen_[node];
-      events_.push(up_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseRepair));
-      return;
-    }
-    if (cluster_.node_state(node) == NodeState::kOn) {
-      const Node& n = cluster_.node(node);
-      JobIndex victims[kMaxGpusPerNode];
-      int count = 0;
-      for (GpuMask held = n.all_mask() & ~n.free_mask; held != 0; held &= held - 1)
-        victims[count++] =
-            gpu_owner_[n.first_gpu_id + static_cast<std::uint64_t>(std::countr_zero(held))];
-      std::sort(victims, victims + count);
-      count = static_cast<int>(std::unique(victims, victims + count) - victims);
-      for (int i = 0; i < count; ++i) fail_job(victims[i]);
-    }
-    set_node_state(node, NodeState::kDown);
-    events_.push(up_ms, EventKind::kNodeUp, node, node_stamp(node_gen_[node], kCauseRepair));
   }
 
   // The job's attempt dies with a node: it keeps the work up to its last checkpoint (periodic
   // ones only; with interval 0 that is the checkpoint of its last preemption, or none) and is
   // queued again.
-  [[gnu::noinline]] void fail_job(JobIndex job) {
+  [[gnu::noinline]] FailedAttempt fail_job(JobIndex job) override {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
     SCHEDLAB_ASSERT(state.status == JobStatus::kRunning,
@@ -786,29 +562,47 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     const TimeMs done_ms = end_attempt(job);
     const TimeMs interval_ms = state.checkpoint_interval_ms;
     const TimeMs periodic_ms = interval_ms > 0 ? done_ms / interval_ms * interval_ms : 0;
-    const TimeMs saved_ms = std::max(state.checkpointed_work_ms, periodic_ms);
-    // A job whose attempts keep dying before its next checkpoint can never finish: the run would
-    // loop (and buffer metrics) forever. Stop it with a message instead (exit 3).
-    if (saved_ms > state.checkpointed_work_ms || done_ms == spec.duration_ms) {
-      fruitless_failures_[job] = 0;
-      note_progress();
-    } else if (++fruitless_failures_[job] >= kMaxFruitlessFailures)
-      throw StuckError(fmt::format(
-          "run cannot finish at t={} s: job '{}' failed {} times in a row without reaching a new "
-          "checkpoint ({} s of its {} s saved); lower the failure rate or set a checkpoint "
-          "interval shorter than the time between its failures",
-          static_cast<double>(now_) / kMsPerSecond, spec.id, kMaxFruitlessFailures,
-          static_cast<double>(saved_ms) / kMsPerSecond,
-          static_cast<double>(spec.duration_ms) / kMsPerSecond));
-    state.lost_gpu_ms += (done_ms - saved_ms) * spec.gpus;
-    state.checkpointed_work_ms = saved_ms;
-    state.remaining_work_ms = spec.duration_ms - saved_ms;
+    const FailedAttempt attempt{done_ms, state.checkpointed_work_ms,
+                                std::max(state.checkpointed_work_ms, periodic_ms)};
+    state.lost_gpu_ms += (done_ms - attempt.saved_ms) * spec.gpus;
+    state.checkpointed_work_ms = attempt.saved_ms;
+    state.remaining_work_ms = spec.duration_ms - attempt.saved_ms;
     ++state.restarts;
     if (state.failures < 0xFFFF) ++state.failures;
     requeue(job);
     note_requeue_change(job);
     notify(job, JobTransition::kFailed);
     policy_.on_requeue(*this, job);
+    return attempt;
+  }
+
+  // --- calls into the models ---
+  [[gnu::noinline]] double models_start(JobIndex job) {
+    double slowdown = 1.0;
+    for (auto& model : models_) slowdown *= model->on_job_start(job, states_[job].placement);
+    return slowdown;
+  }
+  [[gnu::noinline]] void models_stop(JobIndex job) {
+    for (auto& model : models_) model->on_job_stop(job, states_[job].placement);
+  }
+  [[gnu::noinline]] void models_queued(JobIndex job) {
+    for (auto& model : models_) model->on_job_queued(job);
+  }
+  void start_cluster_models() {
+    for (auto& model : models_) model->on_run_start();
+  }
+  // Applies a node event; false if it was stale or changed nothing.
+  bool apply_node_event(const Event& event) {
+    for (auto& model : models_) {
+      const NodeEventOutcome outcome = model->on_node_event(event);
+      if (outcome != NodeEventOutcome::kNotMine) return outcome == NodeEventOutcome::kApplied;
+    }
+    SCHEDLAB_ASSERT(false, "every node event belongs to a model");
+    return false;
+  }
+  void models_after_policy() {
+    for (auto& model : models_) model->after_policy();
+    for (auto& model : models_) model->on_instant_end();
   }
 
   // Part of the stuck test: down nodes will be repaired and booting nodes will come up, so both
@@ -827,14 +621,6 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       stuck_grace_until_ms_ = *wakeups_.rbegin();
     }
     return now_ >= stuck_grace_until_ms_;
-  }
-
-  void after_policy() {
-    if (power_saving_on_ && queued_jobs_ > 0) wake_for_queue();
-    if (failure_chain_paused_ && !failure_chain_idle()) {
-      failure_chain_paused_ = false;
-      schedule_next_failure();
-    }
   }
 
   // The run applied kMaxEventsWithoutProgress events without an arrival, a job ending or any
@@ -907,28 +693,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   bool in_schedule_ = false;
   EngineStats stats_;
 
-  // Cluster models.
-  bool models_on_ = false;  // any of speed, failures, power saving
-  bool failures_on_ = false;
-  bool power_saving_on_ = false;
-  bool job_energy_extended_ = false;  // per-job energy adds a node-base share and applies PUE
-  double pue_ = 1.0;
-  std::optional<SpeedModelEvaluator> speed_;
-  Rng failure_rng_{1};
-  double failure_mean_ms_ = 0;  // generated failures: mean gap, cluster-wide
-  bool failure_chain_paused_ = false;
-  std::size_t next_trace_failure_ = 0;
-  std::size_t pending_trace_failures_ = 0;
-  // Failures of each job since its checkpoint last advanced (failure models only).
-  static constexpr std::uint32_t kMaxFruitlessFailures = 10'000;
-  std::vector<std::uint32_t> fruitless_failures_;
-  std::vector<std::uint32_t> node_gen_;            // per node, see node_stamp
-  std::vector<JobIndex> gpu_owner_;                // per global GPU id: the job that holds it
-  std::vector<std::int64_t> queued_gpus_by_type_;  // per GPU type; last = untyped jobs
-  std::vector<std::int64_t> supply_scratch_;       // wake_for_queue: free + booting per type
-  std::vector<TimeMs> idle_since_ms_;              // per node: on and idle since; kUnsetMs if not
-  std::vector<TimeMs> idle_timer_ms_;              // per node: pending power-off timer or kNever
-  std::uint64_t stuck_grace_version_ = 0;          // node-state version of the last grace
+  // Cluster models, in hook order; empty with every model off.
+  std::vector<std::unique_ptr<ClusterModel>> models_;
+  bool models_on_ = false;
+  std::uint64_t stuck_grace_version_ = 0;  // node-state version of the last grace
   TimeMs stuck_grace_until_ms_ = 0;
 };
 
