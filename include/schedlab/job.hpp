@@ -96,8 +96,8 @@ struct JobState {
   // options; resolved once, when the run begins.
   TimeMs checkpoint_interval_ms = 0;
   TimeMs restart_overhead_ms = 0;
-  TimeMs run_ms = 0;                // total time held GPUs, over all attempts
-  TimeMs lost_gpu_ms = 0;           // GPU-ms redone or spent on restart overhead
+  TimeMs run_ms = 0;       // total time held GPUs, over all attempts
+  TimeMs lost_gpu_ms = 0;  // GPU-ms redone or spent on restart overhead
   double energy_j = 0.0;
   // Slowdown of the current/last attempt: ms held per reference-ms of work, the inverse of its
   // progress rate (1 = reference speed). Above 1 on slower GPUs or when its placement crosses

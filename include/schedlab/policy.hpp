@@ -165,8 +165,9 @@ class SchedContext {
   virtual std::int64_t preemption_cost_gpu_ms(JobIndex running_job) const = 0;
   // The earliest time at which preempting the running `job` keeps, from its current attempt,
   // at least as much work as the restart overhead the preemption costs (and at least 1 ms), up
-  // to the next checkpoint; past the attempt's end if it never will. A policy that never preempts earlier moves every
-  // preempted job forward by at least its overhead per attempt, so preemption cannot livelock.
+  // to the next checkpoint; past the attempt's end if it never will. A policy that never preempts
+  // earlier moves every preempted job forward by at least its overhead per attempt, so preemption
+  // cannot livelock.
   virtual TimeMs earliest_useful_preemption_ms(JobIndex running_job) const = 0;
 };
 
