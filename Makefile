@@ -1,21 +1,33 @@
 # Thin wrapper over CMake. `make demo` and `make test` work on a fresh Debian 12 machine.
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# WERROR=ON turns every compiler warning into an error (CI builds that way).
+WERROR ?= OFF
+CLANG_CXX ?= clang++-14
+CLANG_FORMAT ?= clang-format-14
+RUN_CLANG_TIDY ?= run-clang-tidy-14
+# Regex of the files `make tidy` checks (absolute paths in compile_commands.json).
+TIDY_FILES ?= ^$(CURDIR)/(src|policies)/
 DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
 DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
-.PHONY: all deps configure build test gate asan bench demo format format-check clean
+.PHONY: all deps deps-dev configure build test gate asan tsan tidy bench demo format format-check clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps
 
+# Also the clang 14 tools that tidy, tsan and format-check use.
+deps-dev:
+	@bash scripts/install-deps --dev
+
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -29,10 +41,25 @@ gate: build
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps
-	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_BENCH=OFF \
+	  -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# The whole tree (benchmarks included) built with clang++ 14 under ThreadSanitizer; runs the
+# sweep tests, whose cells run on threads. -O1 with line tables: cheap to compile, enough for
+# ThreadSanitizer's reports.
+tsan: deps-dev
+	@cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -gline-tables-only' \
+	  -DCMAKE_CXX_COMPILER=$(CLANG_CXX) \
+	  -DSCHEDLAB_TSAN=ON -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(TSAN_DIR) -j $(JOBS)
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/schedlab_tests "[sweep]"
+
+# clang-tidy (.clang-tidy) over src/ and policies/ with the build's compile_commands.json.
+tidy: deps-dev configure
+	@$(RUN_CLANG_TIDY) -quiet -j $(JOBS) -p $(BUILD_DIR) '$(TIDY_FILES)'
 
 bench: build
 	@$(BUILD_DIR)/bench/schedlab_bench --schedlab $(BUILD_DIR)/schedlab
@@ -40,11 +67,11 @@ bench: build
 demo: build
 	@$(BUILD_DIR)/schedlab compare --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policies $(DEMO_POLICIES)
 
-format:
-	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+format: deps-dev
+	@$(CLANG_FORMAT) -i $$(git ls-files '*.cpp' '*.hpp')
 
-format-check:
-	@clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
+format-check: deps-dev
+	@$(CLANG_FORMAT) --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	@rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

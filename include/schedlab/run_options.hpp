@@ -42,7 +42,7 @@ struct RunOptions {
   // those of the plain GPU model.
   SpeedModel speed_model = SpeedModel::kOff;
   double failure_rate_per_1000_node_days = 0;  // --failures rate=R; 0 = no generated failures
-  TimeMs repair_ms = 24 * 3'600'000;           // --failures repair=H
+  TimeMs repair_ms = TimeMs{24} * 3'600'000;   // --failures repair=H
   std::optional<std::uint64_t> failure_seed;   // --failures seed=S; unset = --seed
   std::string failures_text;                   // the --failures argument as given
   std::shared_ptr<const FailureTrace> failure_trace;  // --failure-trace FILE

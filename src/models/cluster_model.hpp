@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "schedlab/cluster.hpp"
 #include "../core/event_queue.hpp"
+#include "schedlab/cluster.hpp"
 #include "schedlab/observer.hpp"
 
 namespace schedlab {

@@ -175,6 +175,7 @@ class TopologyPlacement final : public PlacementStrategy {
     if (best) return take(cluster, rack_candidates(cluster, type, {best->rack}), k, gpus);
 
     std::vector<const RackStats*> order;
+    order.reserve(racks.size());
     for (const auto& r : racks) order.push_back(&r);
     std::sort(order.begin(), order.end(), [](const RackStats* a, const RackStats* b) {
       return a->top_k != b->top_k ? a->top_k > b->top_k : a->rack < b->rack;

@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "../core/event_queue.hpp"
 #include "../models/cluster_model.hpp"
 #include "../models/node_failures.hpp"
 #include "../models/placement_speed.hpp"
 #include "../models/power_states.hpp"
-#include "../core/event_queue.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/power_model.hpp"

@@ -28,8 +28,7 @@ std::map<std::string, std::string> column_by_id(const SimulationResult& result,
   return out;
 }
 
-void ReservationRecorder::on_advance(const RunView& ctx, TimeMs /*from_ms*/,
-                                     TimeMs /*to_ms*/) {
+void ReservationRecorder::on_advance(const RunView& ctx, TimeMs /*from_ms*/, TimeMs /*to_ms*/) {
   for (const auto& [job, start_ms] : source_.reservations()) {
     if (ctx.state(job).status != JobStatus::kQueued)
       throw std::logic_error(

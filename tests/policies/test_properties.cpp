@@ -60,9 +60,7 @@ class PreemptionJudge : public Observer {
       started_.push_back(job);
     }
   }
-  void on_advance(const RunView& ctx, TimeMs /*from_ms*/, TimeMs /*to_ms*/) override {
-    judge(ctx);
-  }
+  void on_advance(const RunView& ctx, TimeMs /*from_ms*/, TimeMs /*to_ms*/) override { judge(ctx); }
   void on_end(const RunView& ctx) override { judge(ctx); }
   std::uint64_t preemptions() const { return preemptions_; }
 
