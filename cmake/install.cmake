@@ -1,5 +1,6 @@
-# `cmake --install`: public headers, the layer libraries, the built-in policies (as object
-# files, so their self-registration survives), the schedlab executable and the package
+# `cmake --install`: public headers, the layer libraries, the self-registering components (the
+# built-in policies, trace formats and placement strategies, as object files, so their
+# registration survives), the schedlab executable and the package
 # config for find_package(schedlab) with targets schedlab::<layer>.
 include(CMakePackageConfigHelpers)
 
@@ -7,12 +8,13 @@ set(SCHEDLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/schedlab)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/schedlab
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
-install(TARGETS schedlab_core schedlab_trace schedlab_cluster schedlab_placement schedlab_models
+install(TARGETS schedlab_core schedlab_trace schedlab_trace_objects schedlab_cluster schedlab_placement
+                schedlab_placement_objects schedlab_models
                 schedlab_policy schedlab_metrics schedlab_policy_objects schedlab_policies schedlab_sim schedlab_sweep
                 schedlab_report schedlab_check
         EXPORT schedlabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/schedlab/policies)
+        OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/schedlab/objects)
 install(TARGETS schedlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT schedlabTargets NAMESPACE schedlab:: DESTINATION ${SCHEDLAB_INSTALL_CMAKEDIR})
 

@@ -10,6 +10,7 @@
 
 #include "schedlab/cluster.hpp"
 #include "schedlab/placement.hpp"
+#include "schedlab/registry.hpp"
 
 namespace schedlab {
 
@@ -28,13 +29,11 @@ struct PlacementInfo {
   std::function<std::unique_ptr<PlacementStrategy>()> make;
 };
 
-// Built-in strategies, sorted by name.
+// Registered strategies, sorted by name (built-in ones: one file each in
+// src/placement/strategies/).
 const std::vector<PlacementInfo>& placement_strategies();
 // Throws ConfigError listing the known names.
 std::unique_ptr<PlacementStrategy> make_placement(const std::string& name);
-
-// Factories of the built-in strategies (one file each under src/placement/).
-std::unique_ptr<PlacementStrategy> make_pack_placement();
 
 // Shared building blocks for strategies.
 namespace placement_kit {
@@ -47,3 +46,7 @@ std::optional<NodeIndex> best_fit_node(const Cluster& cluster, GpuTypeIndex type
 }  // namespace placement_kit
 
 }  // namespace schedlab
+
+// Registers a placement strategy at static-initialization time:
+// SCHEDLAB_REGISTER_PLACEMENT(PlacementInfo{name, summary, factory});
+#define SCHEDLAB_REGISTER_PLACEMENT(...) SCHEDLAB_REGISTER(::schedlab::PlacementInfo, __VA_ARGS__)

@@ -24,8 +24,8 @@ struct TraceFormat {
   std::function<Trace(const std::string& path, std::string_view text)> read;
 };
 
-// Built-in formats sorted by name (src/trace/trace_formats.cpp lists them).
-const std::vector<TraceFormat>& trace_formats();
+// Registered formats sorted by name (each file of src/trace/formats/ registers one).
+std::vector<TraceFormat> trace_formats();
 
 // Reads a file's bytes; a name ending in .gz is decompressed. Throws TraceError if unreadable.
 std::string read_file_bytes(const std::string& path);

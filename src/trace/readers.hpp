@@ -1,4 +1,6 @@
-// Internal: the built-in trace formats, one factory per reader file.
+// Internal: how a trace format reads a file. Each format is one file in src/trace/formats/ that
+// registers its ReaderDef with SCHEDLAB_REGISTER(ReaderDef, ...); read_trace looks formats up in
+// Registry<ReaderDef> (sorted by name).
 #pragma once
 
 #include <functional>
@@ -7,11 +9,10 @@
 #include <vector>
 
 #include "reader_kit.hpp"
+#include "schedlab/registry.hpp"
 #include "schedlab/trace.hpp"
 
 namespace schedlab {
-
-TraceFormat native_trace_format();
 
 // What a reader returns before the shared finishing steps (src/trace/trace_formats.cpp):
 // times as the file gives them, either relative to the trace start or absolute (epoch ms).
@@ -29,16 +30,5 @@ struct ReaderDef {
   // Column named in duplicate-id messages; nullptr if the reader checks ids itself.
   const char* id_column = nullptr;
 };
-
-ReaderDef acme_reader();
-ReaderDef alibaba_openb_reader();
-ReaderDef alibaba_pai_reader();
-ReaderDef helios_reader();
-ReaderDef itp_reader();
-ReaderDef native_reader();
-ReaderDef philly_csv_reader();
-ReaderDef philly_json_reader();
-ReaderDef philly_vc_reader();
-ReaderDef swf_reader();
 
 }  // namespace schedlab

@@ -1,5 +1,6 @@
-// The registry of trace formats, format detection, directories of trace files, and the steps
-// every reader's output goes through (unique ids, non-empty, time origin).
+// Trace formats (Registry<ReaderDef>, filled by src/trace/formats/), format detection, directories
+// of trace files, and the steps every reader's output goes through (unique ids, non-empty, time
+// origin).
 #include <algorithm>
 #include <filesystem>
 #include <unordered_set>
@@ -16,17 +17,7 @@ namespace schedlab {
 namespace {
 
 const std::vector<ReaderDef>& reader_defs() {
-  static const std::vector<ReaderDef> defs = [] {
-    std::vector<ReaderDef> list = {acme_reader(),        alibaba_openb_reader(),
-                                   alibaba_pai_reader(), helios_reader(),
-                                   itp_reader(),         native_reader(),
-                                   philly_csv_reader(),  philly_json_reader(),
-                                   philly_vc_reader(),   swf_reader()};
-    std::sort(list.begin(), list.end(),
-              [](const ReaderDef& a, const ReaderDef& b) { return a.name < b.name; });
-    return list;
-  }();
-  return defs;
+  return Registry<ReaderDef>::instance().entries();
 }
 
 // Checks ids and emptiness, and moves absolute times to an origin at the first submission.
@@ -154,18 +145,15 @@ Trace read_directory(const std::string& dir, const TraceReadOptions& options) {
 
 }  // namespace
 
-const std::vector<TraceFormat>& trace_formats() {
-  static const std::vector<TraceFormat> formats = [] {
-    std::vector<TraceFormat> list;
-    for (const auto& def : reader_defs()) {
-      list.push_back(TraceFormat{def.name, def.summary, def.detect,
-                                 [&def](const std::string& path, std::string_view text) {
-                                   return finish(def.read_raw(path, text), def, path);
-                                 }});
-    }
-    return list;
-  }();
-  return formats;
+std::vector<TraceFormat> trace_formats() {
+  std::vector<TraceFormat> list;
+  for (const ReaderDef& def : reader_defs()) {
+    list.push_back(TraceFormat{def.name, def.summary, def.detect,
+                               [def](const std::string& path, std::string_view text) {
+                                 return finish(def.read_raw(path, text), def, path);
+                               }});
+  }
+  return list;
 }
 
 Trace read_trace(const std::string& path, const TraceReadOptions& options) {

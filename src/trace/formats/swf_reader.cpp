@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 
@@ -176,12 +176,14 @@ bool looks_like_swf(std::string_view path, std::string_view text) {
   return comments && (path.ends_with(".swf") || path.ends_with(".swf.gz"));
 }
 
-}  // namespace
-
 ReaderDef swf_reader() {
   return ReaderDef{"swf",
                    "Standard Workload Format (Parallel Workloads Archive): 18 fields per line",
                    looks_like_swf, read_swf, "job_number"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, swf_reader())
 
 }  // namespace schedlab

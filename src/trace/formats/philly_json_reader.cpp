@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/error.hpp"
 
 namespace schedlab {
@@ -321,13 +321,15 @@ bool looks_like_philly_json(std::string_view, std::string_view text) {
           head.find("\"submitted_time\"") != std::string_view::npos);
 }
 
-}  // namespace
-
 ReaderDef philly_json_reader() {
   return ReaderDef{"philly-json",
                    "Microsoft Philly 2017 raw cluster_job_log JSON: jobid, vc, user, status, "
                    "submitted_time, attempts",
                    looks_like_philly_json, read_philly_json, "jobid"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, philly_json_reader())
 
 }  // namespace schedlab

@@ -3,8 +3,8 @@
 // sleep_time, model_name (synthetic; ignored). Columns and skips: docs/traces.md#philly-vc.
 #include <cmath>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 
 namespace schedlab {
@@ -60,8 +60,6 @@ RawTrace read_philly_vc(const std::string& path, std::string_view text) {
   return raw;
 }
 
-}  // namespace
-
 ReaderDef philly_vc_reader() {
   return ReaderDef{
       "philly-vc", "Microsoft Philly 2017 per-VC CSV (PCS): app_id, submit_time, service, num_jobs",
@@ -71,5 +69,9 @@ ReaderDef philly_vc_reader() {
       },
       read_philly_vc, "app_id"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, philly_vc_reader())
 
 }  // namespace schedlab

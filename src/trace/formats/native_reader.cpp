@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 
@@ -239,15 +239,6 @@ bool looks_like_native(std::string_view, std::string_view text) {
          header.find("duration") != std::string_view::npos;
 }
 
-}  // namespace
-
-TraceFormat native_trace_format() {
-  return TraceFormat{
-      "native", "schedlab CSV: id, submit_time, gpus, duration [, walltime, priority, ...]",
-      looks_like_native,
-      [](const std::string& path, std::string_view text) { return read_native_trace(path, text); }};
-}
-
 ReaderDef native_reader() {
   return ReaderDef{"native",
                    "schedlab CSV: id, submit_time, gpus, duration [, walltime, priority, ...]",
@@ -257,5 +248,9 @@ ReaderDef native_reader() {
                    },
                    nullptr};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, native_reader())
 
 }  // namespace schedlab

@@ -281,8 +281,8 @@ class TopologyPlacement final : public PlacementStrategy {
 
 }  // namespace
 
-std::unique_ptr<PlacementStrategy> make_topology_placement() {
-  return std::make_unique<TopologyPlacement>();
-}
+SCHEDLAB_REGISTER_PLACEMENT(PlacementInfo{
+    "topology", "fewest nodes, then fewest racks, then best fit (docs/cluster.md)",
+    [] { return std::make_unique<TopologyPlacement>(); }})
 
 }  // namespace schedlab

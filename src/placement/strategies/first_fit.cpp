@@ -76,8 +76,10 @@ class FirstFitPlacement final : public PlacementStrategy {
 
 }  // namespace
 
-std::unique_ptr<PlacementStrategy> make_first_fit_placement() {
-  return std::make_unique<FirstFitPlacement>();
-}
+SCHEDLAB_REGISTER_PLACEMENT(PlacementInfo{
+    "first-fit",
+    "lowest-index node that fits; larger jobs take whole free nodes in index order plus the "
+    "lowest-index node that fits the remainder",
+    [] { return std::make_unique<FirstFitPlacement>(); }})
 
 }  // namespace schedlab

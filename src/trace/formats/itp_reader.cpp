@@ -2,8 +2,8 @@
 // job_id, submission_time (s since the collection start), duration (s), num_gpu. The
 // elasticflow-traces variant adds num_iteration, model_name, deadline, batch_size (ignored).
 // Columns, units and skips: docs/traces.md#itp.
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 
 namespace schedlab {
@@ -53,8 +53,6 @@ RawTrace read_itp(const std::string& path, std::string_view text) {
   return raw;
 }
 
-}  // namespace
-
 ReaderDef itp_reader() {
   return ReaderDef{
       "itp", "Microsoft ITP 2021 (ElasticFlow): job_id, submission_time, duration, num_gpu",
@@ -64,5 +62,9 @@ ReaderDef itp_reader() {
       },
       read_itp, "job_id"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, itp_reader())
 
 }  // namespace schedlab

@@ -67,8 +67,10 @@ class PackPlacement final : public PlacementStrategy {
 
 }  // namespace
 
-std::unique_ptr<PlacementStrategy> make_pack_placement() {
-  return std::make_unique<PackPlacement>();
-}
+SCHEDLAB_REGISTER_PLACEMENT(PlacementInfo{
+    "pack",
+    "single node with the fewest free GPUs that fits (ties: lowest index); larger jobs take "
+    "whole free nodes plus one best-fit node for the remainder",
+    [] { return std::make_unique<PackPlacement>(); }})
 
 }  // namespace schedlab

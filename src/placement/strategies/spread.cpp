@@ -60,8 +60,10 @@ class SpreadPlacement final : public PlacementStrategy {
 
 }  // namespace
 
-std::unique_ptr<PlacementStrategy> make_spread_placement() {
-  return std::make_unique<SpreadPlacement>();
-}
+SCHEDLAB_REGISTER_PLACEMENT(PlacementInfo{
+    "spread",
+    "single node with the most free GPUs (ties: lowest index); larger jobs take the nodes "
+    "with the most free GPUs first",
+    [] { return std::make_unique<SpreadPlacement>(); }})
 
 }  // namespace schedlab

@@ -4,8 +4,8 @@
 // docs/traces.md#alibaba-openb.
 #include <spdlog/spdlog.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 
 namespace schedlab {
@@ -104,8 +104,6 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
   return raw;
 }
 
-}  // namespace
-
 ReaderDef alibaba_openb_reader() {
   return ReaderDef{
       "alibaba-openb",
@@ -118,5 +116,9 @@ ReaderDef alibaba_openb_reader() {
       },
       read_openb, "name"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, alibaba_openb_reader())
 
 }  // namespace schedlab

@@ -10,8 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 
@@ -228,13 +228,15 @@ bool looks_like_pai(std::string_view path, std::string_view text) {
   return name.starts_with("pai_task_table") && header.size() == kTaskColumns;
 }
 
-}  // namespace
-
 ReaderDef alibaba_pai_reader() {
   return ReaderDef{"alibaba-pai",
                    "Alibaba PAI 2020 pai_task_table (header optional), joined with a sibling "
                    "pai_job_table if present",
                    looks_like_pai, read_pai, "job_name"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, alibaba_pai_reader())
 
 }  // namespace schedlab

@@ -1,29 +1,27 @@
-// Shanghai AI Lab Acme (Hu et al., NSDI'24) trace_seren.csv / trace_kalos.csv: job_id, user,
-// node_num, gpu_num, cpu_num, type, state, submit_time, start_time, end_time (ISO times with a
-// UTC offset, e.g. "2023-03-01 00:18:22+08:00"), duration (s), queue (s), gpu_time (GPU-s);
-// Kalos adds mem_per_pod_GB, shared_mem_per_pod, fail_time, stop_time (ignored).
-// Columns, time zones and skips: docs/traces.md#acme.
+// SenseTime Helios (Hu et al., SC'21) cluster_log.csv: job_id, user, vc, gpu_num, cpu_num,
+// node_num, state, submit_time, start_time, end_time (local "YYYY-MM-DD HH:MM:SS", Asia/Shanghai,
+// no DST), duration (s), queue (s). Columns, time zone and skips: docs/traces.md#helios.
 #include <fmt/format.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 
 namespace schedlab {
 namespace {
 
-enum Column : std::size_t { kJobId, kUser, kGpus, kType, kState, kSubmit, kStart, kEnd, kDuration };
+enum Column : std::size_t { kJobId, kUser, kVc, kGpus, kState, kSubmit, kStart, kEnd, kDuration };
 constexpr trace_kit::ColumnSpec kColumns[] = {
-    {"job_id", true},     {"user", false},    {"gpu_num", true},
-    {"type", false},      {"state", true},    {"submit_time", true},
+    {"job_id", true},     {"user", false},    {"vc", true},
+    {"gpu_num", true},    {"state", true},    {"submit_time", true},
     {"start_time", true}, {"end_time", true}, {"duration", false}};
 
-RawTrace read_acme(const std::string& path, std::string_view text) {
+RawTrace read_helios(const std::string& path, std::string_view text) {
   RawTrace raw;
   raw.absolute_times = true;
   Trace& trace = raw.trace;
   trace.path = path;
-  trace.format = "acme";
+  trace.format = "helios";
   CsvReader csv(text, path);
   std::vector<std::string_view> fields;
   if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
@@ -69,8 +67,7 @@ RawTrace read_acme(const std::string& path, std::string_view text) {
     job.gpus = static_cast<std::int32_t>(gpus);
     job.duration_ms = duration_ms;
     if (row.has(kUser)) job.user = trace.strings.intern(row.text(kUser));
-    // Acme has no virtual clusters; the workload type (Pretrain, SFT, Eval, ...) is the tenant.
-    if (row.has(kType)) job.tenant = trace.strings.intern(row.text(kType));
+    job.tenant = trace.strings.intern(row.text(kVc));
     job.status = trace.strings.intern(row.text(kState));
     trace.jobs.push_back(std::move(job));
   }
@@ -78,20 +75,21 @@ RawTrace read_acme(const std::string& path, std::string_view text) {
   return raw;
 }
 
+ReaderDef helios_reader() {
+  return ReaderDef{
+      "helios",
+      "SenseTime Helios 2020 cluster_log.csv: job_id, user, vc, gpu_num, state, submit/start/"
+      "end_time, duration",
+      [](std::string_view, std::string_view text) {
+        const auto header = trace_kit::header_fields(text);
+        return trace_kit::header_has(
+            header, {"job_id", "vc", "gpu_num", "state", "submit_time", "start_time", "end_time"});
+      },
+      read_helios, "job_id"};
+}
+
 }  // namespace
 
-ReaderDef acme_reader() {
-  return ReaderDef{"acme",
-                   "Shanghai AI Lab Acme 2023 (Seren, Kalos): job_id, user, gpu_num, type, state, "
-                   "submit/start/end_time, duration",
-                   [](std::string_view, std::string_view text) {
-                     const auto header = trace_kit::header_fields(text);
-                     return trace_kit::header_has(
-                                header, {"job_id", "gpu_num", "type", "state", "submit_time",
-                                         "start_time", "end_time"}) &&
-                            !trace_kit::header_has(header, {"vc"});
-                   },
-                   read_acme, "job_id"};
-}
+SCHEDLAB_REGISTER(ReaderDef, helios_reader())
 
 }  // namespace schedlab

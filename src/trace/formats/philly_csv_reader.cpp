@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "reader_kit.hpp"
-#include "readers.hpp"
+#include "../reader_kit.hpp"
+#include "../readers.hpp"
 #include "schedlab/csv.hpp"
 
 namespace schedlab {
@@ -68,8 +68,6 @@ RawTrace read_philly_csv(const std::string& path, std::string_view text) {
   return raw;
 }
 
-}  // namespace
-
 ReaderDef philly_csv_reader() {
   return ReaderDef{
       "philly-csv",
@@ -80,5 +78,9 @@ ReaderDef philly_csv_reader() {
       },
       read_philly_csv, "id"};
 }
+
+}  // namespace
+
+SCHEDLAB_REGISTER(ReaderDef, philly_csv_reader())
 
 }  // namespace schedlab
