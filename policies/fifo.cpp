@@ -8,24 +8,12 @@
 // for Computer Systems Performance Evaluation", Cambridge University Press, 2015, ch. 8.
 #include "schedlab/greedy_policy.hpp"
 
-namespace schedlab {
-namespace {
-
-class FifoPolicy final : public GreedyPolicy {
- public:
-  FifoPolicy() : GreedyPolicy(/*head_of_line_blocking=*/true) {}
-
- protected:
-  OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    return {ctx.job(job).submit_ms(), 0};
-  }
-};
-
-}  // namespace
-}  // namespace schedlab
-
 SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "fifo",
     "first-come-first-served by submit time (ties: trace order); head-of-line blocking",
     {},
-    [](const schedlab::PolicyParams&) { return std::make_unique<schedlab::FifoPolicy>(); }})
+    [](const schedlab::PolicyParams&) {
+      return schedlab::make_greedy_policy(true, [](const schedlab::JobView& job) {
+        return schedlab::OrderKey{job.submit_ms(), 0};
+      });
+    }})

@@ -31,34 +31,22 @@ std::int64_t saturating_sub_mul(std::int64_t a, std::int64_t b, std::int64_t c) 
   return result;
 }
 
-class PriorityPolicy final : public GreedyPolicy {
- public:
-  PriorityPolicy(bool blocking, TimeMs aging_ms) : GreedyPolicy(blocking), aging_ms_(aging_ms) {}
-
- protected:
-  OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    const JobView view = ctx.job(job);
-    if (aging_ms_ == 0) return {-view.priority(), view.submit_ms()};
-    return {saturating_sub_mul(view.queued_since_ms(), view.priority(), aging_ms_),
-            view.submit_ms()};
-  }
-
- private:
-  TimeMs aging_ms_;
-};
-
 }  // namespace
 }  // namespace schedlab
 
 SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     schedlab::kName,
     "highest priority first, FIFO among equals; non-preemptive; optional linear aging",
-    {{"blocking", "true",
-      "true: the first job that does not fit blocks later ones; false: later jobs may start"},
+    {schedlab::blocking_param(),
      {"aging", "0", "seconds of waiting that add one to a job's priority (0 = no aging)"}},
-    [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
-      const bool blocking = params.get_bool("blocking", true);
+    [](const schedlab::PolicyParams& params) {
       const schedlab::TimeMs aging_ms =
           schedlab::param_seconds_ms(params, schedlab::kName, "aging", 0);
-      return std::make_unique<schedlab::PriorityPolicy>(blocking, aging_ms);
+      return schedlab::make_greedy_policy(
+          schedlab::blocking_value(params), [aging_ms](const schedlab::JobView& job) {
+            if (aging_ms == 0) return schedlab::OrderKey{-job.priority(), job.submit_ms()};
+            return schedlab::OrderKey{
+                schedlab::saturating_sub_mul(job.queued_since_ms(), job.priority(), aging_ms),
+                job.submit_ms()};
+          });
     }})

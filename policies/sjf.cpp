@@ -9,27 +9,13 @@
 // Logistics Quarterly 3(1-2), 1956 (shortest processing time first).
 #include "schedlab/greedy_policy.hpp"
 
-namespace schedlab {
-namespace {
-
-class SjfPolicy final : public GreedyPolicy {
- public:
-  explicit SjfPolicy(bool blocking) : GreedyPolicy(blocking) {}
-
- protected:
-  OrderKey order_key(const SchedContext& ctx, JobIndex job) const override {
-    return {ctx.job(job).walltime_ms(), ctx.job(job).submit_ms()};
-  }
-};
-
-}  // namespace
-}  // namespace schedlab
-
 SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "sjf",
     "shortest walltime first (ties: submit time, trace order); non-preemptive",
-    {{"blocking", "true",
-      "true: the first job that does not fit blocks later ones; false: later jobs may start"}},
-    [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
-      return std::make_unique<schedlab::SjfPolicy>(params.get_bool("blocking", true));
+    {schedlab::blocking_param()},
+    [](const schedlab::PolicyParams& params) {
+      return schedlab::make_greedy_policy(
+          schedlab::blocking_value(params), [](const schedlab::JobView& job) {
+            return schedlab::OrderKey{job.walltime_ms(), job.submit_ms()};
+          });
     }})

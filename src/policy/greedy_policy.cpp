@@ -7,7 +7,8 @@ namespace schedlab {
 
 bool GreedyPolicy::try_start(const SchedContext& ctx, Decisions& decisions, Queue::iterator it) {
   const JobIndex job = it->second;
-  if (ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) < ctx.job(job).gpus()) return false;
+  const JobView view = ctx.job(job);
+  if (ctx.cluster().free_gpus_of(view.gpu_type()) < view.gpus()) return false;
   if (!decisions.try_start(job)) return false;
   queue_.erase(it);
   return true;
@@ -31,7 +32,7 @@ void GreedyPolicy::schedule(const SchedContext& ctx, Decisions& decisions) {
   // Nothing was released: only jobs queued since the last call can start.
   std::vector<Entry> fresh;
   fresh.reserve(changes.arrived.size());
-  for (JobIndex job : changes.arrived) fresh.emplace_back(order_key(ctx, job), job);
+  for (JobIndex job : changes.arrived) fresh.push_back(entry(ctx, job));
   std::sort(fresh.begin(), fresh.end());
   for (const Entry& entry : fresh) {
     if (ctx.cluster().free_gpus() == 0) break;
