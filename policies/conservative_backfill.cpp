@@ -65,11 +65,12 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
       compress(ctx, decisions);
     } else {
       start_due(ctx, decisions);
-      std::vector<Entry> waiting = ctx.changes().fresh_entries(ctx);
-      waiting.insert(waiting.end(), unreserved_.begin(), unreserved_.end());
+      waiting_.clear();
+      ctx.changes().fresh_entries(ctx, waiting_);
+      waiting_.insert(waiting_.end(), unreserved_.begin(), unreserved_.end());
       unreserved_.clear();
-      std::sort(waiting.begin(), waiting.end());
-      for (const Entry& entry : waiting) plan(ctx, decisions, entry.second, /*retry=*/false);
+      std::sort(waiting_.begin(), waiting_.end());
+      for (const Entry& entry : waiting_) plan(ctx, decisions, entry.second, /*retry=*/false);
     }
     if (!due_.empty() && due_.begin()->first > ctx.now()) decisions.wake_at(due_.begin()->first);
   }
@@ -182,6 +183,7 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   std::optional<TypedAvailability> availability_;
   const QueueView* queue_ = nullptr;  // the framework's, in submit order
   std::vector<Entry> unreserved_;     // found no start on a flat profile; retried next call
+  std::vector<Entry> waiting_;        // scratch of schedule(): the jobs to plan this call
   std::set<std::pair<TimeMs, JobIndex>> due_;  // reservations in force: (start, job)
   std::vector<TypedAvailability::Slot> slot_;  // [job] its reservation; start kNever if none
   bool compress_ = false;

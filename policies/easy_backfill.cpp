@@ -103,11 +103,13 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
 
   void backfill(const SchedContext& ctx, Decisions& decisions, bool full_pass) {
     if (!can_fit_any(ctx)) return;
-    std::vector<QueueEntry> fresh;
     if (!full_pass) {
-      for (const QueueEntry& entry : ctx.changes().fresh_entries(ctx))
-        if (entry.second != reserved_job_ && queue_->contains(entry)) fresh.push_back(entry);
-      if (fresh.empty()) return;
+      fresh_.clear();
+      ctx.changes().fresh_entries(ctx, fresh_);
+      std::erase_if(fresh_, [this](const QueueEntry& entry) {
+        return entry.second == reserved_job_ || !queue_->contains(entry);
+      });
+      if (fresh_.empty()) return;
     }
     // Hold the reservation's currently free GPUs in the what-if cluster: what remains free
     // there is what the reservation leaves spare. A job that ends before T and starts on
@@ -122,7 +124,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     if (full_pass) {
       full_backfill_pass(ctx, decisions);
     } else {
-      for (const QueueEntry& entry : fresh) {
+      for (const QueueEntry& entry : fresh_) {
         if (!can_fit_any(ctx)) break;
         try_backfill(ctx, decisions, entry.second);
       }
@@ -178,6 +180,7 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   JobIndex reserved_job_ = 0;
   TimeMs reserved_ms_ = kNever;
   Placement reserved_gpus_;
+  std::vector<QueueEntry> fresh_;  // scratch of backfill(): jobs queued since the last call
 };
 
 }  // namespace

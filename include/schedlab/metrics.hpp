@@ -110,8 +110,9 @@ class MetricsCollector : public Observer {
   bool extended_ = false;
   bool node_power_ = false;
   double pue_ = 1.0;
-  bool job_energy_extended_ = false;  // per-job energy adds a node-base share and applies PUE
-  std::vector<double> job_energy_j_;  // per job: energy of its attempts so far (jobs.csv)
+  bool job_energy_extended_ = false;     // per-job energy adds a node-base share and applies PUE
+  std::vector<double> job_energy_j_;     // per job: energy of its attempts so far (jobs.csv)
+  std::vector<double> node_gpu_busy_w_;  // per node: busy power of one of its GPUs
   std::size_t carbon_cursor_ = 0;
   TimeMs interval_ms_ = 300'000;
   std::int64_t total_gpus_ = 0;

@@ -24,11 +24,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "schedlab/cluster.hpp"
+#include "schedlab/error.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/queue_view.hpp"
@@ -101,8 +103,17 @@ struct Changes {
   // GPUs were released (an end or a requeue) or nodes changed: a job that did not fit before
   // may fit now.
   bool released() const { return !ended.empty() || !requeued.empty() || nodes_changed; }
-  // Jobs that joined the queue (arrived or requeued), sorted by (submit time, job).
-  std::vector<QueueEntry> fresh_entries(const SchedContext& ctx) const;
+  // Empties every list, keeping their storage.
+  void clear() {
+    arrived.clear();
+    requeued.clear();
+    ended.clear();
+    ended_early = false;
+    nodes_changed = false;
+  }
+  // Appends the jobs that joined the queue (arrived or requeued) to `out`, sorted among
+  // themselves by (submit time, job). `out` is the caller's, so its storage is reused.
+  void fresh_entries(const SchedContext& ctx, std::vector<QueueEntry>& out) const;
 };
 
 // A scratch copy of the cluster for planning. Equal to the engine's cluster at the start of
@@ -137,7 +148,12 @@ class SchedContext {
   virtual ~SchedContext() = default;
   virtual TimeMs now() const = 0;
   virtual const Cluster& cluster() const = 0;
-  virtual JobView job(JobIndex job) const = 0;
+  // The job as a policy may know it. Not virtual: policies ask it for every job they look at.
+  JobView job(JobIndex job) const {
+    SCHEDLAB_ASSERT(job < job_specs_.size(), "policies ask about jobs of the trace");
+    const GpuTypeIndex type = job_types_[job];
+    return JobView(job_specs_[job], job_states_[job], type == kUnknownGpuType ? kAnyGpuType : type);
+  }
   virtual const RunOptions& options() const = 0;
   // Interned strings of the trace (users, tenants, GPU type names).
   virtual const StringPool& strings() const = 0;
@@ -170,6 +186,21 @@ class SchedContext {
   // earlier moves every preempted job forward by at least its overhead per attempt, so preemption
   // cannot livelock.
   virtual TimeMs earliest_useful_preemption_ms(JobIndex running_job) const = 0;
+
+ protected:
+  // The run's job arrays that job() reads, owned by the implementation; set before on_begin.
+  // `types`: each job's GPU type index, kAnyGpuType or kUnknownGpuType.
+  void set_jobs(std::span<const JobSpec> specs, std::span<const JobState> states,
+                std::span<const GpuTypeIndex> types) {
+    job_specs_ = specs;
+    job_states_ = states;
+    job_types_ = types;
+  }
+
+ private:
+  std::span<const JobSpec> job_specs_;
+  std::span<const JobState> job_states_;
+  std::span<const GpuTypeIndex> job_types_;
 };
 
 class Decisions {

@@ -48,6 +48,7 @@ class TypedAvailability {
 
   std::vector<Pool> pools_;
   std::vector<std::uint32_t> pool_of_type_;
+  mutable std::vector<TimeMs> from_ms_scratch_;  // earliest()'s per-pool search starts
 };
 
 }  // namespace schedlab

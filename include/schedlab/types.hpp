@@ -22,6 +22,8 @@ using NodeIndex = std::uint32_t;
 // Index of a GPU type in the cluster's type table.
 using GpuTypeIndex = std::uint32_t;
 inline constexpr GpuTypeIndex kAnyGpuType = std::numeric_limits<GpuTypeIndex>::max();
+// A job's gpu_type that the cluster does not have (such jobs are rejected at submit).
+inline constexpr GpuTypeIndex kUnknownGpuType = kAnyGpuType - 1;
 
 // Bit i set = GPU i of a node. Nodes hold 1 to 64 GPUs.
 using GpuMask = std::uint64_t;

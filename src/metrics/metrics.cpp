@@ -76,6 +76,10 @@ void MetricsCollector::on_begin(const RunView& ctx) {
   pue_ = effective_pue(ctx.options(), ctx.cluster());
   job_energy_extended_ = node_power_ || pue_ != 1.0;
   job_energy_j_.assign(ctx.trace().jobs.size(), 0.0);
+  node_gpu_busy_w_.clear();
+  for (NodeIndex node = 0; node < ctx.cluster().node_count(); ++node)
+    node_gpu_busy_w_.push_back(
+        ctx.cluster().gpu_types()[ctx.cluster().node(node).type].busy_power_w);
   carbon_cursor_ = 0;
   // The submit span is a lower bound of the run window: refuse hopeless intervals up front.
   TimeMs last_submit_ms = ctx.now();
@@ -160,11 +164,10 @@ void MetricsCollector::on_job(const RunView& ctx, JobIndex job, JobTransition wh
 // base power, times the PUE.
 void MetricsCollector::add_attempt_energy(const RunView& ctx, JobIndex job) {
   const JobState& s = ctx.state(job);
-  const Cluster& cluster = ctx.cluster();
   double power_w = 0.0;
-  for (const auto& a : s.placement)
-    power_w += a.gpu_count() * cluster.gpu_types()[cluster.node(a.node).type].busy_power_w;
-  if (job_energy_extended_) power_w = (power_w + node_base_share_w(cluster, s.placement)) * pue_;
+  for (const auto& a : s.placement) power_w += a.gpu_count() * node_gpu_busy_w_[a.node];
+  if (job_energy_extended_)
+    power_w = (power_w + node_base_share_w(ctx.cluster(), s.placement)) * pue_;
   job_energy_j_[job] += power_w * static_cast<double>(ctx.now() - s.last_start_ms) / kMsPerSecond;
 }
 

@@ -16,13 +16,11 @@ bool Decisions::try_start(JobIndex job) {
   return true;
 }
 
-std::vector<QueueEntry> Changes::fresh_entries(const SchedContext& ctx) const {
-  std::vector<QueueEntry> out;
-  out.reserve(arrived.size() + requeued.size());
+void Changes::fresh_entries(const SchedContext& ctx, std::vector<QueueEntry>& out) const {
+  const std::size_t first = out.size();
   for (JobIndex j : arrived) out.emplace_back(ctx.job(j).submit_ms(), j);
   for (JobIndex j : requeued) out.emplace_back(ctx.job(j).submit_ms(), j);
-  std::sort(out.begin(), out.end());
-  return out;
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }
 
 std::vector<PolicyInfo> registered_policies() {

@@ -39,7 +39,8 @@ TimeMs TypedAvailability::earliest_in(std::uint32_t pool, int gpus, TimeMs lengt
 
 TypedAvailability::Slot TypedAvailability::earliest(GpuTypeIndex type, int gpus, TimeMs length_ms,
                                                     TimeMs now_ms, bool retry) const {
-  std::vector<TimeMs> from_ms(pools_.size(), now_ms);
+  std::vector<TimeMs>& from_ms = from_ms_scratch_;
+  from_ms.assign(pools_.size(), now_ms);
   if (retry)
     for (std::size_t p = 0; p < pools_.size(); ++p)
       from_ms[p] = pools_[p].profile.next_change_after(now_ms);

@@ -51,7 +51,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       if (spec.gpu_type != 0) {
         const std::string& name = trace.strings.str(spec.gpu_type);
         const auto type = cluster_.find_gpu_type(name);
-        job_type_[j] = type ? *type : kUnknownType;
+        job_type_[j] = type ? *type : kUnknownGpuType;
       }
     }
     arrival_order_.resize(n);
@@ -60,6 +60,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       return trace.jobs[a].submit_ms < trace.jobs[b].submit_ms;
     });
     events_.reserve(1024);
+    set_jobs(trace.jobs, states_, job_type_);
     init_cluster_models();
   }
 
@@ -77,11 +78,6 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   GpuTypeIndex job_gpu_type(JobIndex job) const override { return job_type_[job]; }
 
   // --- SchedContext ---
-  JobView job(JobIndex job) const override {
-    SCHEDLAB_ASSERT(job < states_.size(), "policies ask about jobs of the trace");
-    return JobView(trace_.jobs[job], states_[job],
-                   job_type_[job] == kUnknownType ? kAnyGpuType : job_type_[job]);
-  }
   const StringPool& strings() const override { return trace_.strings; }
   std::size_t job_count() const override { return states_.size(); }
   const PlacementStrategy& placement() const override { return *placement_; }
@@ -187,7 +183,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
   std::optional<Placement> find_placement(JobIndex job) const override {
     const JobSpec& spec = trace_.jobs.at(job);
-    if (job_type_[job] == kUnknownType) return std::nullopt;
+    if (job_type_[job] == kUnknownGpuType) return std::nullopt;
     return placement_->place(cluster_, job_type_[job], spec.gpus);
   }
 
@@ -286,7 +282,6 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
  private:
   static constexpr std::uint32_t kNotRunning = 0xFFFFFFFFu;
-  static constexpr GpuTypeIndex kUnknownType = kAnyGpuType - 1;
 
   TimeMs effective_walltime(const JobSpec& spec) const {
     if (spec.walltime_ms != kUnsetMs) return spec.walltime_ms;
@@ -402,7 +397,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     JobState& state = states_[job];
     const GpuTypeIndex type = job_type_[job];
     RejectReason reason = RejectReason::kNone;
-    if (type == kUnknownType || cluster_.total_gpus_of(type) == 0) {
+    if (type == kUnknownGpuType || cluster_.total_gpus_of(type) == 0) {
       reason = RejectReason::kGpuTypeNotInCluster;
     } else if (spec.gpus > cluster_.total_gpus_of(type)) {
       reason = type == kAnyGpuType ? RejectReason::kMoreGpusThanCluster
@@ -493,9 +488,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     ++stats_.policy_calls;
     policy_.schedule(*this, *this);
     in_schedule_ = false;
-    what_if_.reset();
-    what_if_.check_equal(cluster_);
-    changes_ = Changes{};
+    what_if_.end_call(cluster_);
+    changes_.clear();
     changes_.nodes_changed = nodes_changed_in_call_;  // the policy woke nodes: seen next call
     nodes_changed_in_call_ = false;
     for (JobIndex job : pending_requeue_) {

@@ -114,7 +114,6 @@ void WhatIfCluster::on_real_stop(const Placement& placement) {
 }
 
 void WhatIfCluster::check_equal(const Cluster& real) const {
-  if (!scratch_) return;
   SCHEDLAB_ASSERT(touched_.empty() && scratch().free_gpus() == real.free_gpus(),
                   "the framework's what-if cluster agrees with the engine's free GPUs");
 }

@@ -2,7 +2,7 @@
 // policies make tentative changes that reset() undoes.
 //
 // Contract: the engine calls on_real_start / on_real_stop for every allocation and release it
-// makes, and reset() then check_equal() after every schedule() call. The copy is made on first
+// makes, and end_call() after every schedule() call. The copy is made on first
 // use, so a policy that never plans pays nothing. Tentative changes are kept as per-node masks
 // (GPUs held here though free in the engine, GPUs free here though busy there), so a real start
 // on held GPUs takes them over and a real release of tentatively freed GPUs is already applied.
@@ -31,11 +31,17 @@ class WhatIfCluster final : public WhatIf {
   // --- the engine's side ---
   void on_real_start(const Placement& placement);
   void on_real_stop(const Placement& placement);
-  // Asserts that the copy (with no tentative change left) matches the engine's free GPUs.
-  void check_equal(const Cluster& real) const;
+  // After every schedule() call: undoes the tentative changes and asserts that the copy matches
+  // the engine's free GPUs. Free while the copy was never made.
+  void end_call(const Cluster& real) {
+    if (!scratch_) return;
+    reset();
+    check_equal(real);
+  }
 
  private:
   Cluster& scratch() const;  // made on first use; node states brought up to date
+  void check_equal(const Cluster& real) const;
   void touch(NodeIndex node);
 
   const Cluster& real_;
