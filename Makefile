@@ -2,6 +2,7 @@
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
+TIDY_DIR ?= build-tidy
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 # WERROR=ON turns every compiler warning into an error (CI builds that way).
@@ -39,27 +40,31 @@ test: build
 gate: build
 	@bash scripts/gate-baselines $(BUILD_DIR)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 with line tables
+# (-g1): enough for the sanitizers' reports, and quick to compile.
 asan: deps
-	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_BENCH=OFF \
-	  -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' \
+	  -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_BENCH=OFF -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-# The whole tree (benchmarks included) built with clang++ 14 under ThreadSanitizer; runs the
-# sweep tests, whose cells run on threads. -O1 with line tables: cheap to compile, enough for
-# ThreadSanitizer's reports.
+# The library, the executable and the sweep tests built with clang++ 14 under ThreadSanitizer
+# (so also a clang build of every source but the other tests); runs the sweep tests, whose
+# cells run on threads. -O1 with line tables: cheap to compile, enough for the reports.
 tsan: deps-dev
 	@cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -gline-tables-only' \
-	  -DCMAKE_CXX_COMPILER=$(CLANG_CXX) \
+	  -DCMAKE_CXX_COMPILER=$(CLANG_CXX) -DSCHEDLAB_BENCH=OFF \
 	  -DSCHEDLAB_TSAN=ON -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(TSAN_DIR) -j $(JOBS)
-	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/schedlab_tests "[sweep]"
+	@cmake --build $(TSAN_DIR) -j $(JOBS) --target schedlab schedlab_sweep_tests
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/schedlab_sweep_tests "[sweep]"
 
-# clang-tidy (.clang-tidy) over src/ and policies/ with the build's compile_commands.json.
-tidy: deps-dev configure
-	@$(RUN_CLANG_TIDY) -quiet -j $(JOBS) -p $(BUILD_DIR) '$(TIDY_FILES)'
+# clang-tidy (.clang-tidy) over src/ and policies/, with the compile commands of a configure
+# without precompiled headers (nothing is built there).
+tidy: deps-dev
+	@cmake -S . -B $(TIDY_DIR) -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_PCH=OFF -DSCHEDLAB_TESTS=OFF \
+	  -DSCHEDLAB_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@$(RUN_CLANG_TIDY) -quiet -j $(JOBS) -p $(TIDY_DIR) '$(TIDY_FILES)'
 
 bench: build
 	@$(BUILD_DIR)/bench/schedlab_bench --schedlab $(BUILD_DIR)/schedlab
@@ -74,4 +79,4 @@ format-check: deps-dev
 	@$(CLANG_FORMAT) --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(TIDY_DIR)

@@ -176,7 +176,7 @@ std::string run_option_default_text(const RunOptionInfo& option) {
   switch (option.kind) {
     case RunOptionKind::kText: {
       // Shown only where it reads back ("off" is no failure spec).
-      const std::string text = option.value(defaults).get<std::string>();
+      std::string text = option.value(defaults).get<std::string>();
       RunOptions parsed;
       try {
         option.set(parsed, text);

@@ -92,7 +92,7 @@ std::optional<TimeMs> parse_civil_time_ms(std::string_view text) {
       if (after < text.size() && text[after] == ':') ++after;
       if (!digits(text, after, 2, om) || after + 2 != text.size() || oh > 23 || om > 59)
         return std::nullopt;
-      offset_s = (sign == '+' ? 1 : -1) * static_cast<std::int64_t>(oh * 3600 + om * 60);
+      offset_s = (sign == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + std::int64_t{om} * 60);
       pos = text.size();
     } else {
       return std::nullopt;
@@ -100,7 +100,8 @@ std::optional<TimeMs> parse_civil_time_ms(std::string_view text) {
   }
   if (pos != text.size()) return std::nullopt;
   const std::int64_t days = days_from_civil(year, month, day);
-  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+  const std::int64_t seconds =
+      days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offset_s;
   return seconds * 1000 + frac_ms;
 }
 
