@@ -95,6 +95,7 @@ class ReservationSource {
   static std::vector<std::pair<JobIndex, TimeMs>> by_job(
       const std::set<std::pair<TimeMs, JobIndex>>& by_start) {
     std::vector<std::pair<JobIndex, TimeMs>> out;
+    out.reserve(by_start.size());
     for (const auto& [start_ms, job] : by_start) out.emplace_back(job, start_ms);
     std::sort(out.begin(), out.end());
     return out;

@@ -221,7 +221,7 @@ Action add_compare_command(CLI::App& app) {
     };
     bool failed = false;
     for_each_cell(cells, 1, work,
-                  [&](const SweepCell& cell, std::exception_ptr failure, double /*wall_s*/) {
+                  [&](const SweepCell& cell, const std::exception_ptr& failure, double /*wall_s*/) {
                     failures[cell.index] = failure;
                     failed = failed || failure;
                   });
@@ -230,6 +230,7 @@ Action add_compare_command(CLI::App& app) {
       if (failure) std::rethrow_exception(failure);
     SCHEDLAB_ASSERT(!failed, "every failure was rethrown");
     std::vector<nlohmann::ordered_json> rows;
+    rows.reserve(cells.size());
     for (const auto& cell : cells)
       rows.push_back(results_row(spec, cell, &summaries[cell.index], ""));
     const std::vector<SweepGroup> groups = aggregate_sweep(rows);

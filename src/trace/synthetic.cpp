@@ -40,6 +40,7 @@ namespace {
 template <typename T>
 std::vector<double> cumulative_of(const std::vector<std::pair<T, double>>& mix) {
   std::vector<double> out;
+  out.reserve(mix.size());
   double total = 0;
   for (const auto& entry : mix) out.push_back(total += entry.second);
   return out;

@@ -293,6 +293,7 @@ std::optional<double> separating_x(const std::vector<LineSeries>& series, bool l
     const double x =
         log_x ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
     std::vector<double> ys;
+    ys.reserve(series.size());
     for (const auto& s : series) ys.push_back(interpolate(s.points, x));
     std::sort(ys.begin(), ys.end());
     double gap = std::numeric_limits<double>::infinity();
@@ -590,6 +591,7 @@ std::vector<Figure> summary_figures(const std::vector<RunData>& runs) {
 
 std::vector<double> values_of(const std::vector<RunData>& runs, const std::string& key) {
   std::vector<double> out;
+  out.reserve(runs.size());
   for (const auto& r : runs) out.push_back(metric_of(r, key).value_or(0.0));
   return out;
 }

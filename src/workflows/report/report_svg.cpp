@@ -120,7 +120,10 @@ Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double
       for (const auto& t : spec.ticks)
         if (t.first >= lo * (1 - 1e-9) && t.first <= hi * (1 + 1e-9)) ticks.push_back(t);
     } else {
-      for (double t = lo; t <= hi * (1 + 1e-9); t *= 10) ticks.emplace_back(t, format_value(t));
+      for (double t = lo; t <= hi * (1 + 1e-9);) {
+        ticks.emplace_back(t, format_value(t));
+        t *= 10;
+      }
     }
     m.ticks = thin_ticks(m, ticks, horizontal);
     return m;
@@ -378,6 +381,7 @@ std::string render_line_chart(const LineChart& chart) {
   std::stable_sort(labels.begin(), labels.end(),
                    [](const Label& a, const Label& b) { return a.y < b.y; });
   std::vector<double> ys;
+  ys.reserve(labels.size());
   for (const auto& l : labels) ys.push_back(l.y);
   spread(ys, kLabelSpacing, kTop + 4, plot_bottom);
   for (std::size_t i = 0; i < labels.size(); ++i) {

@@ -818,7 +818,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
                                           {"cell.json", marker_text}});
     summaries[cell.index] = std::move(result.summary);
   };
-  auto finished = [&](const SweepCell& cell, std::exception_ptr failure, double wall_s) {
+  auto finished = [&](const SweepCell& cell, const std::exception_ptr& failure, double wall_s) {
     if (failure) {
       failures[cell.index] = failure;
       errors[cell.index] = failure_text(failure);
