@@ -3,15 +3,22 @@
 // Algorithm: jobs start in submit-time order (ties: trace order) while they fit. The first job
 // that does not fit (the head) gets a reservation: the earliest time T at which the placement
 // strategy finds room for it once running jobs end at their walltime-based ends
-// (last start + walltime), and the GPUs P the strategy would choose then. A later job, taken
-// in queue order, starts now only if it fits and cannot delay the head:
-// - it ends by T (now + walltime <= T) and goes where the strategy puts it, or
+// (last start + walltime), and GPUs P on the nodes the strategy would choose then. Within each
+// of those nodes P takes the GPUs that running jobs release by T before GPUs free now (lowest
+// index first in each group), so P leaves as many GPUs that are free now outside it as the node
+// allows. A later job, taken in queue order, starts now only if it fits and cannot delay the
+// head:
+// - it ends by T (now + walltime <= T): it goes on the nodes the strategy chooses, taking within
+//   each node the free GPUs of P first (they are back by T), then others; or
 // - it is placed by the strategy among the free GPUs outside P only.
+// On interchangeable GPUs (one node) this is count-based EASY exactly: a long job may take
+// min(free now, GPUs free at T - head's GPUs) GPUs, a short one any free GPUs.
 // At T the head starts where the strategy puts it; if the strategy finds no room although P is
-// free, it starts on P. The reservation is recomputed when the head changes, when a running
-// job ends before its walltime, when a node changes state (failure, repair, power saving), or
-// when T has passed without the head starting (a job ran past its walltime with
-// --no-walltime-kill). A job that could not be backfilled is examined again only once GPUs were
+// free, it starts on P. The reservation (T and P) is computed again whenever GPUs were released
+// (a job ended or was requeued, a node changed state), when the head changes, or when T has
+// passed without the head starting (a job ran past its walltime with --no-walltime-kill);
+// between those, only starts happen, and they keep what P leaves spare exactly as count-based
+// EASY's extra GPUs. A job that could not be backfilled is examined again only once GPUs were
 // released or the reservation changed; until then only newly queued jobs are tried.
 // Parameters: none.
 // Data structures: the framework's queue view (submit, index) and its index by GPU count, so a
@@ -22,8 +29,10 @@
 // A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
 // estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
 #include <algorithm>
+#include <bit>
 
 #include "schedlab/error.hpp"
+#include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy_kit.hpp"
 
 namespace schedlab {
@@ -37,8 +46,9 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     const Changes& changes = ctx.changes();
-    // Capacity came back before a walltime-based end, or nodes came or went: T may be earlier.
-    if (changes.ended_early || changes.nodes_changed) reservation_valid_ = false;
+    // GPUs came back (T may be earlier, and which GPUs are back by T changed), or nodes came or
+    // went: T and P are chosen again.
+    if (changes.released()) reservation_valid_ = false;
     start_from_head(ctx, decisions);
     if (queue_->empty()) return;
     bool full_pass = changes.released();
@@ -94,7 +104,11 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
       for (; it != running.end() && it->first == end_ms; ++it) what_if.release(it->second);
       if (auto placement = what_if.place(ctx.job(head).gpu_type(), ctx.job(head).gpus())) {
         reserved_ms_ = std::max(end_ms, ctx.now());
-        reserved_gpus_ = std::move(*placement);
+        // Released by T first: what P leaves outside it is free now.
+        reserved_gpus_ = first_within_nodes(
+            std::move(*placement),
+            [&](NodeIndex node) { return what_if.cluster().node(node).free_mask; },
+            [&](NodeIndex node) { return ~ctx.cluster().node(node).free_mask; });
         break;
       }
     }
@@ -165,7 +179,13 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     const int gpus = ctx.job(job).gpus();
     if (ctx.cluster().free_gpus_of(type) < gpus) return false;
     if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) <= reserved_ms_) {
-      if (!decisions.try_start(job)) return false;
+      // Back by T: on P's free GPUs first, keeping the spare ones for jobs that run past T.
+      auto placement = decisions.find_placement(job);
+      if (!placement) return false;
+      decisions.start(job, first_within_nodes(
+                               std::move(*placement),
+                               [&](NodeIndex node) { return ctx.cluster().node(node).free_mask; },
+                               [&](NodeIndex node) { return reserved_mask_on(node); }));
     } else {
       auto placement = ctx.what_if().place(type, gpus);
       if (!placement) return false;
@@ -173,6 +193,29 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     }
     started(job);
     return true;
+  }
+
+  // `placement` with, on each of its nodes, as many GPUs re-chosen among free(node): those in
+  // first(node) before the others, lowest index first within each group.
+  template <typename FreeMask, typename FirstMask>
+  static Placement first_within_nodes(Placement placement, FreeMask free, FirstMask first) {
+    for (auto& a : placement) {
+      const GpuMask pool = free(a.node);
+      SCHEDLAB_ASSERT((a.gpus & ~pool) == 0, "a placement takes free GPUs");
+      const GpuMask preferred = pool & first(a.node);
+      const int count = a.gpu_count();
+      const int from_preferred = std::min(count, std::popcount(preferred));
+      a.gpus = placement_kit::lowest_free_bits(preferred, from_preferred) |
+               placement_kit::lowest_free_bits(pool & ~preferred, count - from_preferred);
+    }
+    return placement;
+  }
+
+  // The reservation's GPUs on `node` (none when it holds nothing there).
+  GpuMask reserved_mask_on(NodeIndex node) const {
+    for (const auto& a : reserved_gpus_)
+      if (a.node == node) return a.gpus;
+    return 0;
   }
 
   const QueueView* queue_ = nullptr;  // the framework's, in submit order
