@@ -14,20 +14,20 @@
 // On interchangeable GPUs (one node) this is count-based EASY exactly: a long job may take
 // min(free now, GPUs free at T - head's GPUs) GPUs, a short one any free GPUs.
 // At T the head starts where the strategy puts it; if the strategy finds no room although P is
-// free, it starts on P. The reservation (T and P) is computed again whenever GPUs were released
-// (a job ended or was requeued, a node changed state), when the head changes, or when T has
-// passed without the head starting (a job ran past its walltime with --no-walltime-kill);
-// between those, only starts happen, and they keep what P leaves spare exactly as count-based
-// EASY's extra GPUs. A job that could not be backfilled is examined again only once GPUs were
-// released or the reservation changed; until then only newly queued jobs are tried.
-// Parameters: none.
-// Data structures: the framework's queue view (submit, index) and its index by GPU count, so a
-// backfill pass merges only the counts that can still fit the free GPUs; the framework's
-// running jobs by walltime end, so computing T releases only the jobs ending before it, in the
-// framework's what-if cluster where the strategy is asked "what if".
-// Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949;
-// A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
-// estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
+// free, it starts on P. The reservation is computed again when the head changes, when a running
+// job ends before its walltime, when a node changes state (failure, repair, power saving), or
+// when T has passed without the head starting (a job ran past its walltime with
+// --no-walltime-kill). When jobs end as planned, T holds and P's GPUs are chosen again on its
+// nodes by the same rule (released by T first). Between releases only starts happen, and they
+// keep what P leaves spare exactly as count-based EASY's extra GPUs. A job that could not be
+// backfilled is examined again only once GPUs were released or the reservation changed; until then
+// only newly queued jobs are tried. Parameters: none. Data structures: the framework's queue view
+// (submit, index) and its index by GPU count, so a backfill pass merges only the counts that can
+// still fit the free GPUs; the framework's running jobs by walltime end, so computing T releases
+// only the jobs ending before it, in the framework's what-if cluster where the strategy is asked
+// "what if". Citation: D. A. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995, LNCS 949; A. W.
+// Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime estimates
+// in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001.
 #include <algorithm>
 #include <bit>
 
@@ -40,21 +40,23 @@ namespace {
 
 class EasyBackfillPolicy final : public Policy, public ReservationSource {
  public:
-  void on_begin(const SchedContext& ctx, const RunSizes& /*sizes*/) override {
+  void on_begin(const SchedContext& ctx, const RunSizes& sizes) override {
     queue_ = &ctx.queue();
+    slot_of_node_.assign(sizes.nodes, -1);
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     const Changes& changes = ctx.changes();
-    // GPUs came back (T may be earlier, and which GPUs are back by T changed), or nodes came or
-    // went: T and P are chosen again.
-    if (changes.released()) reservation_valid_ = false;
+    // Capacity came back before a walltime-based end, or nodes came or went: T may be earlier.
+    if (changes.ended_early || changes.nodes_changed) reservation_valid_ = false;
     start_from_head(ctx, decisions);
     if (queue_->empty()) return;
     bool full_pass = changes.released();
     if (!reservation_valid_ || reserved_job_ != queue_->head() || reserved_ms_ <= ctx.now()) {
       compute_reservation(ctx, queue_->head());
       full_pass = true;
+    } else if (full_pass) {
+      rechoose_reserved_gpus(ctx);  // jobs ended as planned: T holds, P's free GPUs changed
     }
     backfill(ctx, decisions, full_pass);
   }
@@ -113,6 +115,25 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
       }
     }
     what_if.reset();
+  }
+
+  // P again on its nodes, with T unchanged: GPUs released by T first (jobs ended as planned,
+  // so GPUs of P may be free now while jobs that end by T hold others).
+  void rechoose_reserved_gpus(const SchedContext& ctx) {
+    if (reserved_ms_ == kNever) return;
+    // [i]: GPUs of P's i-th node that running jobs hold now and release by T.
+    back_by_t_.assign(reserved_gpus_.size(), 0);
+    for (std::size_t i = 0; i < reserved_gpus_.size(); ++i)
+      slot_of_node_[reserved_gpus_[i].node] = static_cast<std::int32_t>(i);
+    const RunningByEnd& running = ctx.running_by_walltime_end();
+    for (auto it = running.begin(); it != running.end() && it->first <= reserved_ms_; ++it)
+      for (const auto& a : ctx.job(it->second).placement())
+        if (const std::int32_t slot = slot_of_node_[a.node]; slot >= 0) back_by_t_[slot] |= a.gpus;
+    auto back = [&](NodeIndex node) { return back_by_t_[slot_of_node_[node]]; };
+    reserved_gpus_ = first_within_nodes(
+        std::move(reserved_gpus_),
+        [&](NodeIndex node) { return ctx.cluster().node(node).free_mask | back(node); }, back);
+    for (const auto& a : reserved_gpus_) slot_of_node_[a.node] = -1;
   }
 
   void backfill(const SchedContext& ctx, Decisions& decisions, bool full_pass) {
@@ -223,7 +244,9 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   JobIndex reserved_job_ = 0;
   TimeMs reserved_ms_ = kNever;
   Placement reserved_gpus_;
-  std::vector<QueueEntry> fresh_;  // scratch of backfill(): jobs queued since the last call
+  std::vector<QueueEntry> fresh_;   // scratch of backfill(): jobs queued since the last call
+  std::vector<GpuMask> back_by_t_;  // scratch of rechoose_reserved_gpus()
+  std::vector<std::int32_t> slot_of_node_;  // [node]: its index in P there, else -1
 };
 
 }  // namespace
