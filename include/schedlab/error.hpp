@@ -30,6 +30,13 @@ class ConfigError : public InputError {
   using InputError::InputError;
 };
 
+// An output could not be written (disk full, permissions, ...); the message names the file and
+// the system's reason. Exit code 5.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A policy asked for something illegal (names policy, job and reason). A bug in the policy.
 class PolicyError : public std::logic_error {
  public:

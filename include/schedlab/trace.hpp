@@ -27,7 +27,9 @@ struct TraceFormat {
 // Registered formats sorted by name (each file of src/trace/formats/ registers one).
 std::vector<TraceFormat> trace_formats();
 
-// Reads a file's bytes; a name ending in .gz is decompressed. Throws TraceError if unreadable.
+// Reads a regular file's bytes; a name ending in .gz is decompressed (at most 200x its size, and
+// at least 64 MiB). Throws TraceError naming the file and the reason: missing, unreadable, a
+// directory or not a regular file (named pipe, device), corrupt or over-inflating gzip.
 std::string read_file_bytes(const std::string& path);
 
 // Reads a trace; with format "auto" the first format whose detect() accepts it wins (formats

@@ -37,8 +37,9 @@ struct SwfWriteReport {
 // characters escaped).
 std::string format_swf_trace(const Trace& trace, SwfWriteReport* report = nullptr);
 
-// Writes `content` to `path` through a temporary file in the same directory renamed into
-// place; a name ending in .gz is gzip-compressed. Throws ConfigError; nothing partial remains.
-void write_file_atomically(const std::string& path, const std::string& content);
+// Writes a trace file atomically (write_file_atomically); a name ending in .gz is
+// gzip-compressed. Throws ConfigError when the directory does not exist, OutputError when the
+// file cannot be written; nothing partial remains.
+void write_trace_file(const std::string& path, const std::string& content);
 
 }  // namespace schedlab

@@ -29,6 +29,7 @@ inline constexpr int kExitRegression = 1;  // schedlab check: a metric regressed
 inline constexpr int kExitInput = 2;       // bad input: trace, cluster, options, parameters
 inline constexpr int kExitStuck = 3;       // jobs queued with nothing left to happen
 inline constexpr int kExitInternal = 4;    // a policy bug or a broken internal invariant
+inline constexpr int kExitOutput = 5;      // an output could not be written (disk full, ...)
 
 using Action = std::function<int()>;
 

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
@@ -211,7 +212,7 @@ Action add_compare_command(CLI::App& app) {
       spdlog::info("{}: {} events in {} s", contenders[cell.variant].label, result.engine.events,
                    fixed(result.summary["engine"]["wall_s"].get<double>(), 3));
       if (!args->out_dir.empty()) {
-        const std::string summary_text = result.summary.dump(2) + "\n";
+        const std::string summary_text = json_text(result.summary, 2) + "\n";
         write_files_atomically(args->out_dir + "/" + contenders[cell.variant].policy,
                                {{"summary.json", summary_text},
                                 {"jobs.csv", result.jobs_csv},
@@ -237,7 +238,7 @@ Action add_compare_command(CLI::App& app) {
     SCHEDLAB_ASSERT(groups.size() == contenders.size(), "one group per policy");
 
     const std::string csv = render_csv(contenders, groups);
-    const std::string json = render_json(*args, contenders, groups, summaries).dump(2) + "\n";
+    const std::string json = json_text(render_json(*args, contenders, groups, summaries), 2) + "\n";
     if (!args->out_dir.empty())
       write_files_atomically(args->out_dir, {{"compare.csv", csv}, {"compare.json", json}});
     std::string shown;

@@ -64,7 +64,7 @@ Action add_convert_command(CLI::App& app) {
       note(args->out, report.fields_dropped,
            "jobs with priority, gpu_type, checkpoint or preemptible fields SWF cannot hold");
     }
-    write_file_atomically(args->out, content);
+    write_trace_file(args->out, content);
     std::fprintf(stderr, "schedlab: wrote %zu jobs to %s (%s)\n", trace.jobs.size(),
                  args->out.c_str(), args->to.c_str());
     return kExitOk;

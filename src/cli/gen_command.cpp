@@ -171,7 +171,7 @@ Action add_gen_command(CLI::App& app) {
     if (args->out.empty() || args->out == "-") {
       std::fwrite(content.data(), 1, content.size(), stdout);
     } else {
-      write_file_atomically(args->out, content);
+      write_trace_file(args->out, content);
       std::fprintf(stderr, "schedlab: wrote %zu jobs to %s\n", trace.jobs.size(),
                    args->out.c_str());
     }

@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitInput;
+  } catch (const OutputError& e) {
+    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    return kExitOutput;
   } catch (const StuckError& e) {
     std::fprintf(stderr, "schedlab: %s\n", e.what());
     return kExitStuck;

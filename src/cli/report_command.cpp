@@ -45,7 +45,9 @@ Action add_report_command(CLI::App& app) {
       throw ConfigError(fmt::format("--out {}: expected a file name", a->out));
     const Report report = build_report(a->inputs, options);
     const std::string dir = out.parent_path().empty() ? "." : out.parent_path().string();
-    write_files_atomically(dir, {{out.filename().string(), report.html}});
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    write_file_atomically(a->out, report.html);
     for (const auto& note : report.notes) std::fprintf(stderr, "report: note: %s\n", note.c_str());
     std::printf("report: %zu charts written to %s\n", report.charts, a->out.c_str());
     return kExitOk;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/simulation.hpp"
@@ -54,7 +55,7 @@ Action add_run_command(CLI::App& app) {
     spdlog::info("read {} jobs in {:.3f} s", trace.jobs.size(), stopwatch.lap_s());
     const SimulationResult result = simulate(trace, cluster, request);
     spdlog::info("simulated {} events in {:.3f} s", result.engine.events, stopwatch.lap_s());
-    const std::string summary_text = result.summary.dump(2) + "\n";
+    const std::string summary_text = json_text(result.summary, 2) + "\n";
     if (!args->out_dir.empty()) {
       write_files_atomically(args->out_dir, {{"summary.json", summary_text},
                                              {"jobs.csv", result.jobs_csv},

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
@@ -61,7 +62,7 @@ Json build_spec(const SweepArgs& a, std::string& source, std::string& base_dir) 
     source = a.spec_file;
     const std::string text = read_file_bytes(a.spec_file);
     try {
-      spec = Json::parse(text);
+      spec = parse_json_text<Json>(text, a.spec_file);
     } catch (const nlohmann::json::exception& e) {
       throw ConfigError(fmt::format("{}: not valid JSON: {}", a.spec_file, json_error_text(e)));
     }

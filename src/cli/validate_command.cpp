@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "schedlab/cluster.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/trace_stats.hpp"
 
 namespace schedlab::cli {
@@ -68,7 +69,7 @@ Action add_validate_command(CLI::App& app) {
     if (args->json) {
       auto json = trace_stats_json(trace, stats);
       if (cluster) json["cluster_fit"] = cluster_fit(trace, *cluster);
-      text = json.dump(2) + "\n";
+      text = json_text(json, 2) + "\n";
     } else {
       text = format_trace_stats(trace, stats);
       if (cluster) text += fmt::format("{:<22}{}\n", "cluster", cluster_fit(trace, *cluster));

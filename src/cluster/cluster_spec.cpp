@@ -1,7 +1,5 @@
 // Parsing cluster specs: the compact "NODESxGPUS[:TYPE],..." form and the JSON file form.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +8,8 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/json_keys.hpp"
+#include "schedlab/json_text.hpp"
+#include "schedlab/trace.hpp"
 #include "schedlab/trace_inventory.hpp"
 
 namespace schedlab {
@@ -111,7 +111,7 @@ double json_number(const nlohmann::json& obj, const std::string& key, const std:
   const auto& v = obj.at(key);
   if (!v.is_number())
     throw ConfigError(
-        fmt::format("{}: {}.{}: expected a number, got {}", source, path, key, v.dump()));
+        fmt::format("{}: {}.{}: expected a number, got {}", source, path, key, json_text(v)));
   return v.get<double>();
 }
 
@@ -123,7 +123,7 @@ std::int64_t json_integer_in(const nlohmann::json& obj, const std::string& key,
   const auto& v = obj.at(key);
   if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
     throw ConfigError(fmt::format("{}: {}.{}: expected an integer in {}..{}, got {}", source, path,
-                                  key, lo, hi, v.dump()));
+                                  key, lo, hi, json_text(v)));
   return v.get<std::int64_t>();
 }
 
@@ -134,7 +134,7 @@ double json_number_in(const nlohmann::json& obj, const std::string& key, const s
   const double value = json_number(obj, key, path, source);
   if (!(value >= lo && value <= hi))
     throw ConfigError(fmt::format("{}: {}.{}: expected a number in {}..{}, got {}", source, path,
-                                  key, lo, hi, obj.at(key).dump()));
+                                  key, lo, hi, json_text(obj.at(key))));
   return value;
 }
 
@@ -193,16 +193,16 @@ std::string json_string(const nlohmann::json& obj, const std::string& key, const
   const auto& v = obj.at(key);
   if (!v.is_string())
     throw ConfigError(
-        fmt::format("{}: {}.{}: expected a string, got {}", source, path, key, v.dump()));
+        fmt::format("{}: {}.{}: expected a string, got {}", source, path, key, json_text(v)));
   return v.get<std::string>();
 }
 
 }  // namespace
 
-ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::string& source) {
+ClusterSpec parse_cluster_json_text(const std::string& document, const std::string& source) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(json_text);
+    doc = parse_json_text<nlohmann::json>(document, source);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: invalid JSON at byte {}: {}", source, e.byte, e.what()));
   } catch (const nlohmann::json::exception& e) {
@@ -275,10 +275,10 @@ ClusterSpec parse_cluster_json_text(const std::string& json_text, const std::str
     if (count < 1 || count > 10'000'000 ||
         count != static_cast<double>(static_cast<std::int64_t>(count)))
       throw ConfigError(fmt::format("{}: {}.count: expected an integer in 1..10000000, got {}",
-                                    source, path, g.at("count").dump()));
+                                    source, path, json_text(g.at("count"))));
     if (gpus < 1 || gpus > kMaxGpusPerNode || gpus != static_cast<double>(static_cast<int>(gpus)))
       throw ConfigError(fmt::format("{}: {}.gpus_per_node: expected an integer in 1..64, got {}",
-                                    source, path, g.at("gpus_per_node").dump()));
+                                    source, path, json_text(g.at("gpus_per_node"))));
     group.count = static_cast<std::uint32_t>(count);
     group.gpus_per_node = static_cast<int>(gpus);
     group.gpu_type = json_string(g, "gpu_type", path, source, kDefaultGpuType);
@@ -311,11 +311,7 @@ ClusterSpec parse_cluster_spec_unchecked(const std::string& text) {
   const bool looks_like_file = text.ends_with(".json") || text.find('/') != std::string::npos;
   std::error_code ec;
   if (looks_like_file || std::filesystem::is_regular_file(text, ec)) {
-    std::ifstream in(text, std::ios::binary);
-    if (!in) throw ConfigError(fmt::format("{}: cannot read cluster file", text));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parse_cluster_json_text(buffer.str(), text);
+    return parse_cluster_json_text(read_file_bytes(text), text);
   }
   if (trim(text).empty()) throw ConfigError("--cluster: empty spec (expected e.g. 64x8:A100)");
   return parse_compact(text);

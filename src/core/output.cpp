@@ -1,10 +1,12 @@
 #include "schedlab/output.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -14,37 +16,100 @@ namespace schedlab {
 
 namespace fs = std::filesystem;
 
-void write_files_atomically(const std::string& dir,
-                            const std::vector<std::pair<std::string, std::string_view>>& files) {
+namespace {
+
+[[noreturn]] void fail_output(const fs::path& path, const std::string& what, int error) {
+  throw OutputError(fmt::format("{}: cannot {}: {}", path.string(), what, std::strerror(error)));
+}
+
+// Writes `content` to `path` (created or truncated), all of it, and closes it; errno on failure.
+int write_whole_file(const fs::path& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return errno;
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      ::close(fd);
+      return error;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0 ? 0 : errno;
+}
+
+void create_directory(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    throw ConfigError(fmt::format("{}: cannot create output directory: {}", dir, ec.message()));
+    throw OutputError(
+        fmt::format("{}: cannot create output directory: {}", dir, std::strerror(ec.value())));
+}
+
+fs::path temporary_beside(const fs::path& final_path) {
+  return final_path.parent_path() /
+         fmt::format(".{}.tmp.{}", final_path.filename().string(), ::getpid());
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  const fs::path final_path(path);
+  const fs::path tmp = temporary_beside(final_path);
+  if (const int error = write_whole_file(tmp, content); error != 0) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fail_output(final_path, "write output file", error);
+  }
+  if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    const int error = errno;
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fail_output(final_path, "rename output file into place", error);
+  }
+}
+
+void write_files_atomically(const std::string& dir,
+                            const std::vector<std::pair<std::string, std::string_view>>& files) {
+  create_directory(dir);
+  const fs::path marker = fs::path(dir) / kCompleteMarker;
+  if (::unlink(marker.c_str()) != 0 && errno != ENOENT)
+    fail_output(marker, "remove the completion marker", errno);
   std::vector<std::pair<fs::path, fs::path>> staged;
   auto discard = [&staged] {
     std::error_code ignored;
     for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ignored);
   };
+  std::string names;
   for (const auto& [name, content] : files) {
     const fs::path final_path = fs::path(dir) / name;
-    const fs::path tmp = fs::path(dir) / fmt::format(".{}.tmp.{}", name, ::getpid());
+    const fs::path tmp = temporary_beside(final_path);
     staged.emplace_back(tmp, final_path);
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) {
+    names += name + "\n";
+    if (const int error = write_whole_file(tmp, content); error != 0) {
       discard();
-      throw ConfigError(fmt::format("{}: cannot write output file", final_path.string()));
+      fail_output(final_path, "write output file", error);
     }
   }
   for (const auto& [tmp, final_path] : staged) {
-    fs::rename(tmp, final_path, ec);
-    if (ec) {
+    if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
+      const int error = errno;
       discard();
-      throw ConfigError(
-          fmt::format("{}: cannot rename output file: {}", final_path.string(), ec.message()));
+      fail_output(final_path, "rename output file into place", error);
     }
   }
+  write_file_atomically(marker.string(), names);
+}
+
+void require_complete_output_set(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / kCompleteMarker, ec))
+    throw ConfigError(fmt::format(
+        "{}: incomplete output set: no {} marker (the command writing it was interrupted, or "
+        "it was not written by schedlab); run it again",
+        dir, kCompleteMarker));
 }
 
 double round_to(double value, int decimals) {

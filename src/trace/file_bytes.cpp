@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -31,6 +32,28 @@ std::size_t gzip_size_hint(const std::string& path) {
   return std::min(size, 32 * compressed);
 }
 
+// Refuses what is not a regular file: a directory would read as garbage or an absurd size, a
+// named pipe could block forever.
+void require_regular_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    const int error = ec ? ec.value() : ENOENT;
+    throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(error)));
+  }
+  if (fs::is_directory(status)) throw TraceError(path, "is a directory, not a file");
+  if (!fs::is_regular_file(status))
+    throw TraceError(path,
+                     "not a regular file (a named pipe, socket or device): inputs are read from "
+                     "files; write a stream to a file first");
+}
+
+// Inflating stops beyond this many bytes per compressed byte (and beyond 64 MiB): traces
+// compress 3x to 30x, so more is a decompression bomb or corruption, not a trace.
+constexpr std::size_t kMaxInflationRatio = 200;
+constexpr std::size_t kInflationFloorBytes = std::size_t{64} << 20;
+
 std::string read_gzip(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr)
@@ -38,6 +61,11 @@ std::string read_gzip(const std::string& path) {
   gzbuffer(file, 1 << 17);
   std::string out;
   out.reserve(gzip_size_hint(path) + 1);
+  std::error_code size_ec;
+  const std::uintmax_t compressed = std::filesystem::file_size(path, size_ec);
+  const std::size_t limit =
+      std::max(kInflationFloorBytes,
+               static_cast<std::size_t>(size_ec ? 0 : compressed) * kMaxInflationRatio);
   char buffer[1 << 16];
   for (;;) {
     const int n = gzread(file, buffer, sizeof buffer);
@@ -49,6 +77,12 @@ std::string read_gzip(const std::string& path) {
     }
     if (n == 0) break;
     out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > limit) {
+      gzclose(file);
+      throw TraceError(path, fmt::format("inflates to more than {} MiB, over {}x its compressed "
+                                         "size: not read (a decompression bomb or corrupt data?)",
+                                         limit >> 20, kMaxInflationRatio));
+    }
   }
   // A stream cut short reads as a clean end with the error recorded (Z_BUF_ERROR): check it,
   // and the close, which reports a last member that ended mid-stream.
@@ -66,6 +100,7 @@ std::string read_gzip(const std::string& path) {
 }  // namespace
 
 std::string read_file_bytes(const std::string& path) {
+  require_regular_file(path);
   if (path.ends_with(".gz")) return read_gzip(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));

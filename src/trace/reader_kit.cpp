@@ -137,7 +137,7 @@ std::string file_stem(const std::string& path) {
 }
 
 std::vector<std::string> header_fields(std::string_view text) {
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  text = without_bom(text);
   std::string_view line = text.substr(0, std::min(text.find('\n'), text.size()));
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   std::vector<std::string> out;

@@ -39,6 +39,10 @@ std::string file_stem(const std::string& path);
 
 // Fields of the first line (header) of CSV text, trimmed and unquoted; BOM and CR removed.
 std::vector<std::string> header_fields(std::string_view text);
+// `text` without a leading UTF-8 byte-order mark.
+inline std::string_view without_bom(std::string_view text) {
+  return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text;
+}
 // Whether every name in `names` is among the header fields.
 bool header_has(const std::vector<std::string>& header, std::initializer_list<const char*> names);
 

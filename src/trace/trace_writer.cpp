@@ -1,11 +1,9 @@
 #include "schedlab/trace_writer.hpp"
 
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -240,42 +238,47 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
   return fmt::to_string(out);
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
+namespace {
+
+// `content` as a gzip file (level 6, no name, mtime 0), as gzopen(path, "wb6") writes it.
+std::string gzip_bytes(const std::string& path, const std::string& content) {
+  z_stream stream{};
+  if (deflateInit2(&stream, 6, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw OutputError(fmt::format("{}: cannot start gzip compression", path));
+  std::string out;
+  char buffer[1 << 16];
+  std::size_t done = 0;
+  int flush = Z_NO_FLUSH;
+  do {
+    const auto chunk = static_cast<uInt>(std::min<std::size_t>(content.size() - done, 1u << 30));
+    // zlib takes non-const input pointers but does not write through them.
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(content.data() + done));
+    stream.avail_in = chunk;
+    done += chunk;
+    flush = done == content.size() ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      stream.next_out = reinterpret_cast<Bytef*>(buffer);
+      stream.avail_out = sizeof buffer;
+      deflate(&stream, flush);
+      out.append(buffer, sizeof buffer - stream.avail_out);
+    } while (stream.avail_out == 0);
+  } while (flush != Z_FINISH);
+  deflateEnd(&stream);
+  return out;
+}
+
+}  // namespace
+
+void write_trace_file(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
-  const fs::path final_path(path);
-  const fs::path dir = final_path.parent_path();
+  const fs::path dir = fs::path(path).parent_path();
   std::error_code ec;
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw ConfigError(fmt::format("{}: the directory {} does not exist", path, dir.string()));
-  const fs::path tmp = (dir.empty() ? fs::path(".") : dir) /
-                       fmt::format(".{}.tmp.{}", final_path.filename().string(), ::getpid());
-  bool ok = true;
   if (path.ends_with(".gz")) {
-    gzFile file = gzopen(tmp.c_str(), "wb6");
-    ok = file != nullptr;
-    std::size_t done = 0;
-    while (ok && done < content.size()) {
-      const auto chunk =
-          static_cast<unsigned>(std::min<std::size_t>(content.size() - done, 1u << 30));
-      ok = gzwrite(file, content.data() + done, chunk) == static_cast<int>(chunk);
-      done += chunk;
-    }
-    if (file != nullptr && gzclose(file) != Z_OK) ok = false;
+    write_file_atomically(path, gzip_bytes(path, content));
   } else {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    ok = static_cast<bool>(out);
-  }
-  if (!ok) {
-    fs::remove(tmp, ec);
-    throw ConfigError(fmt::format("{}: cannot write output file", path));
-  }
-  fs::rename(tmp, final_path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ConfigError(fmt::format("{}: cannot rename output file: {}", path, ec.message()));
+    write_file_atomically(path, content);
   }
 }
 

@@ -254,18 +254,18 @@ TEST_CASE("SWF writer: only canonical integer ids and names are kept as numbers"
   CHECK(back.strings.str(back.jobs[2].status) == "1");
 }
 
-TEST_CASE("write_file_atomically: plain and gzip, readable back", "[traces]") {
+TEST_CASE("write_trace_file: plain and gzip, readable back", "[traces]") {
   const std::string dir = fresh_temp_dir("write");
   const Trace t = trace_from_csv(kSample);
-  write_file_atomically(dir + "/t.csv.gz", format_native_trace(t));
+  write_trace_file(dir + "/t.csv.gz", format_native_trace(t));
   CHECK(same_jobs(t, read_trace(dir + "/t.csv.gz")));
-  CHECK_THROWS_AS(write_file_atomically(dir + "/missing/t.csv", "x"), ConfigError);
+  CHECK_THROWS_AS(write_trace_file(dir + "/missing/t.csv", "x"), ConfigError);
 }
 
 TEST_CASE("a truncated gzip file is an input error, not a short trace", "[traces]") {
   const std::string dir = fresh_temp_dir("truncated-gz");
   const Trace t = trace_from_csv(kSample);
-  write_file_atomically(dir + "/t.csv.gz", format_native_trace(t));
+  write_trace_file(dir + "/t.csv.gz", format_native_trace(t));
   std::ifstream in(dir + "/t.csv.gz", std::ios::binary);
   const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(whole.size() > 40);
@@ -282,7 +282,7 @@ TEST_CASE("a directory whose files share a stem prefixes ids with whole file nam
   const std::string dir = fresh_temp_dir("same-stem");
   const std::string csv = "id,submit_time,gpus,duration\n1,0,1,10\n";
   write_text(dir + "/a.csv", csv);
-  write_file_atomically(dir + "/a.csv.gz", csv);
+  write_trace_file(dir + "/a.csv.gz", csv);
   const Trace t = read_trace(dir);
   REQUIRE(t.jobs.size() == 2);
   CHECK(t.jobs[0].id == "a.csv/1");

@@ -162,7 +162,7 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
         "invalid JSON: number overflow parsing '1e999'");
   CHECK(error_of_json("{\"node_groups\": [").rfind("invalid JSON at byte", 0) == 0);
   CHECK_THROWS_WITH(parse_cluster_spec("/nonexistent/c.json"),
-                    "/nonexistent/c.json: cannot read cluster file");
+                    "/nonexistent/c.json: cannot open for reading: No such file or directory");
 }
 
 TEST_CASE("allocate and release keep free counts and masks consistent", "[cluster]") {

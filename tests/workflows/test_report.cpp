@@ -197,6 +197,11 @@ TEST_CASE("report rejects bad input with one line naming the file", "[workflows]
   CHECK(error_of({dir}) == dir + ": directory holds neither summary.json nor results.jsonl");
   fs::create_directories(dir + "/run");
   std::ofstream(dir + "/run/summary.json") << "{\"policy\": \"fifo\", \"wait_s\": {\"mean\": 1}}";
+  CHECK(error_of({dir + "/run"}) ==
+        dir +
+            "/run: incomplete output set: no .schedlab-complete marker (the command writing it "
+            "was interrupted, or it was not written by schedlab); run it again");
+  std::ofstream(dir + "/run/" + kCompleteMarker) << "summary.json\n";
   std::ofstream(dir + "/run/timeseries.csv") << "time_s,busy_gpus,idle_gpus,queued_jobs\n0,1,x,0\n";
   CHECK(error_of({dir + "/run"}) ==
         dir + "/run/timeseries.csv:2: column 'idle_gpus': expected a number, got 'x'");

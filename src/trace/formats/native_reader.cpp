@@ -131,8 +131,16 @@ class NativeReader {
                                      kColumnNames[c]));
     }
     if (!unknown.empty()) {
+      // One short line however wide the header: the first names, shortened, and the count.
+      constexpr std::size_t kListed = 10;
+      constexpr std::size_t kNameChars = 40;
       std::string list;
-      for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+      for (std::size_t i = 0; i < std::min(kListed, unknown.size()); ++i) {
+        const std::string& u = unknown[i];
+        list += (list.empty() ? "'" : ", '") +
+                (u.size() > kNameChars ? u.substr(0, kNameChars) + "..." : u) + "'";
+      }
+      if (unknown.size() > kListed) list += fmt::format(", ... ({} in all)", unknown.size());
       spdlog::warn("{}:1: ignoring unknown columns {}", path_, list);
     }
   }

@@ -86,6 +86,7 @@ RawTrace read_swf(const std::string& path, std::string_view text) {
   trace.path = path;
   trace.format = "swf";
   trace_kit::SkipCounter skipped;
+  text = trace_kit::without_bom(text);
   trace.jobs.reserve(trace_kit::count_lines(text) + 1);
   std::vector<std::string_view> fields;
   std::size_t pos = 0;
@@ -155,6 +156,7 @@ RawTrace read_swf(const std::string& path, std::string_view text) {
 }
 
 bool looks_like_swf(std::string_view path, std::string_view text) {
+  text = trace_kit::without_bom(text);
   std::size_t pos = 0;
   bool comments = false;
   std::vector<std::string_view> fields;

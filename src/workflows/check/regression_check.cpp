@@ -11,6 +11,7 @@
 
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
@@ -72,6 +73,10 @@ CheckInput load_check_input(const std::string& path) {
   if (!fs::exists(path, ec)) throw ConfigError(fmt::format("{}: no such file or directory", path));
   std::string file = path;
   if (fs::is_directory(path, ec)) {
+    // A directory is an output set, read as a whole only when its writing completed.
+    if (fs::exists(fs::path(path) / "results.jsonl", ec) ||
+        fs::exists(fs::path(path) / "summary.json", ec))
+      require_complete_output_set(path);
     if (fs::exists(fs::path(path) / "results.jsonl", ec)) {
       file = (fs::path(path) / "results.jsonl").string();
     } else if (fs::exists(fs::path(path) / "summary.json", ec)) {
@@ -101,7 +106,7 @@ CheckInput load_check_input(const std::string& path) {
   const std::string text = read_file_bytes(file);
   Json summary;
   try {
-    summary = Json::parse(text);
+    summary = parse_json_text<Json>(text, file);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", file, e.byte));
   } catch (const nlohmann::json::exception& e) {
@@ -264,7 +269,7 @@ void note_setup_differences(const Json& base, const Json& cur, const std::string
       note_setup_differences(value, *it, path, notes);
     } else if ((value.is_string() || value.is_boolean()) && value != *it) {
       notes.push_back(fmt::format("setup differs: {} is {} in the baseline, {} now", path,
-                                  value.dump(), it->dump()));
+                                  json_text(value), json_text(*it)));
     }
   }
 }

@@ -14,6 +14,7 @@
 #include "report_svg.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/summary_fields.hpp"
@@ -126,7 +127,7 @@ Json read_summary(const std::string& path) {
   const std::string text = read_file_bytes(path);
   Json summary;
   try {
-    summary = Json::parse(text);
+    summary = parse_json_text<Json>(text, path);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", path, e.byte));
   } catch (const nlohmann::json::exception& e) {
@@ -141,6 +142,7 @@ Json read_summary(const std::string& path) {
 // Reads summary.json and, when present, timeseries.csv and jobs.csv of one run directory.
 RunData read_run_dir(const fs::path& dir, const std::string& source,
                      std::vector<std::string>& notes) {
+  require_complete_output_set(dir.string());
   RunData run;
   run.source = source;
   run.summary = read_summary((dir / "summary.json").string());
@@ -166,9 +168,9 @@ RunData read_run_dir(const fs::path& dir, const std::string& source,
 std::optional<std::string> sweep_results_path(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    if (fs::exists(fs::path(path) / "results.jsonl", ec))
-      return (fs::path(path) / "results.jsonl").string();
-    return std::nullopt;
+    if (!fs::exists(fs::path(path) / "results.jsonl", ec)) return std::nullopt;
+    require_complete_output_set(path);
+    return (fs::path(path) / "results.jsonl").string();
   }
   if (path.ends_with(".jsonl")) return path;
   return std::nullopt;
@@ -232,7 +234,7 @@ std::vector<RunData> sweep_runs(const SweepData& sweep, std::vector<std::string>
     } else {
       notes.push_back(fmt::format(
           "{}: cell {} has no output directory; its charts over time and CDFs are left out",
-          sweep.results_path, (*chosen)["cell"].dump()));
+          sweep.results_path, json_text((*chosen)["cell"])));
       run.summary = (*chosen)["summary"];
       run.source = sweep.results_path;
     }

@@ -19,6 +19,7 @@
 #include "schedlab/failure_model.hpp"
 #include "schedlab/fingerprint.hpp"
 #include "schedlab/json_keys.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
@@ -39,15 +40,11 @@ namespace {
   throw ConfigError(fmt::format("{}: {}: {}", source, field, problem));
 }
 
-std::string json_text(const Json& value) {
-  return value.dump();
-}
-
 // A parameter value as the policy sees it ("60", "0.5", "true", "name").
 std::string param_text(const Json& value, const std::string& source, const std::string& field) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
-  if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
+  if (value.is_number_integer() || value.is_number_unsigned()) return json_text(value);
   if (value.is_number_float()) return format_number(value.get<double>());
   spec_error(source, field,
              fmt::format("expected a string, number or boolean, got {}", json_text(value)));
@@ -339,10 +336,11 @@ std::string json_scalar_text(const Json& value) {
   if (value.is_object()) {  // params
     std::string out;
     for (const auto& [k, v] : value.items())
-      out += (out.empty() ? "" : ";") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+      out += (out.empty() ? "" : ";") + k + "=" +
+             (v.is_string() ? v.get<std::string>() : json_text(v));
     return out;
   }
-  return value.dump();
+  return json_text(value);
 }
 
 // Leading columns of results.csv / aggregate.csv, from the cell definition.
@@ -430,7 +428,7 @@ std::string aggregate_jsonl(const std::vector<SweepGroup>& groups) {
       metrics[m] = std::move(entry);
     }
     row["metrics"] = std::move(metrics);
-    out += row.dump() + "\n";
+    out += json_text(row) + "\n";
   }
   return out;
 }
@@ -467,7 +465,7 @@ std::optional<Json> read_json_file(const fs::path& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   try {
-    return Json::parse(read_file_bytes(path.string()));
+    return parse_json_text<Json>(read_file_bytes(path.string()), path.string());
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -809,8 +807,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     std::error_code ignored;
     fs::remove(dir / "cell.json", ignored);
     SimulationResult result = simulate_cell(spec, inputs, cell);
-    const std::string summary_text = result.summary.dump(2) + "\n";
-    const std::string marker_text = markers[cell.index].dump(2) + "\n";
+    const std::string summary_text = json_text(result.summary, 2) + "\n";
+    const std::string marker_text = json_text(markers[cell.index], 2) + "\n";
     // cell.json last: it marks the cell done only once the other files are in place.
     write_files_atomically(dir.string(), {{"summary.json", summary_text},
                                           {"jobs.csv", result.jobs_csv},
@@ -847,14 +845,14 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
         outcome.first_failed_cell = cell.index;
       }
     }
-    results_jsonl += row.dump() + "\n";
+    results_jsonl += json_text(row) + "\n";
     rows.push_back(std::move(row));
   }
   const std::vector<SweepGroup> groups = aggregate_sweep(rows);
   const std::string results_table = results_csv(rows);
   const std::string aggregate_table = aggregate_csv(groups);
   const std::string aggregate_rows = aggregate_jsonl(groups);
-  const std::string spec_text = sweep_spec_json(spec).dump(2) + "\n";
+  const std::string spec_text = json_text(sweep_spec_json(spec), 2) + "\n";
   write_files_atomically(options.out_dir, {{"sweep.json", spec_text},
                                            {"results.csv", results_table},
                                            {"results.jsonl", results_jsonl},
@@ -877,7 +875,7 @@ std::vector<Json> read_sweep_results(const std::string& path) {
     if (content.empty()) continue;
     Json row;
     try {
-      row = Json::parse(content);
+      row = parse_json_text<Json>(content, fmt::format("{}:{}", path, line));
     } catch (const nlohmann::json::parse_error&) {
       throw ConfigError(
           fmt::format("{}:{}: not a JSON object (expected one results row per line)", path, line));
@@ -892,7 +890,7 @@ std::vector<Json> read_sweep_results(const std::string& path) {
       const auto it = row.find(key);
       if (it == row.end() || !((*it).*is_kind)())
         throw ConfigError(fmt::format("{}:{}: \"{}\": expected {}, got {}", path, line, key,
-                                      expected, it == row.end() ? "nothing" : it->dump()));
+                                      expected, it == row.end() ? "nothing" : json_text(*it)));
     };
     require("load_scale", "a number", &Json::is_number);
     require("seed", "a number", &Json::is_number);
@@ -902,17 +900,17 @@ std::vector<Json> read_sweep_results(const std::string& path) {
       throw ConfigError(fmt::format("{}:{}: ok results row without a summary object", path, line));
     if (!row["seed"].is_number_unsigned())
       throw ConfigError(fmt::format("{}:{}: \"seed\": expected an integer >= 0, got {}", path, line,
-                                    row["seed"].dump()));
+                                    json_text(row["seed"])));
     if (const double load = row["load_scale"].get<double>(); !(load >= 0.001 && load <= 1000))
       throw ConfigError(
           fmt::format("{}:{}: \"load_scale\": expected a number in 0.001..1000, got {}", path, line,
-                      row["load_scale"].dump()));
+                      json_text(row["load_scale"])));
     if (row.contains("cell") && !row["cell"].is_number_unsigned())
       throw ConfigError(fmt::format("{}:{}: \"cell\": expected an integer >= 0, got {}", path, line,
-                                    row["cell"].dump()));
+                                    json_text(row["cell"])));
     if (row.contains("dir") && !row["dir"].is_string())
       throw ConfigError(fmt::format("{}:{}: \"dir\": expected a cell directory (a string), got {}",
-                                    path, line, row["dir"].dump()));
+                                    path, line, json_text(row["dir"])));
     rows.push_back(std::move(row));
   }
   if (rows.empty()) throw ConfigError(fmt::format("{}: no results rows", path));
@@ -927,7 +925,7 @@ std::vector<SweepGroup> aggregate_sweep(const std::vector<Json>& rows) {
     Json definition;
     for (const char* key : {"policy", "variant", "params", "trace", "cluster", "load_scale"})
       definition[key] = row.at(key);
-    const std::string key = definition.dump();
+    const std::string key = json_text(definition);
     auto [it, inserted] = index.emplace(key, groups.size());
     if (inserted) {
       groups.push_back(SweepGroup{definition, {}, {}, {}});
