@@ -21,11 +21,15 @@ struct SimulationRequest {
   std::map<std::string, std::string> params;
   RunOptions options;
   bool reproducible = false;  // write engine.wall_s as 0 so outputs are byte-identical
+  // Render jobs.csv, attempts.csv and timeseries.csv; false: the summary alone (nothing else
+  // is written, so nothing else is built).
+  bool files = true;
 };
 
 struct SimulationResult {
   nlohmann::ordered_json summary;
   std::string jobs_csv;
+  std::string attempts_csv;
   std::string timeseries_csv;
   EngineStats engine;
 };

@@ -216,6 +216,7 @@ Action add_compare_command(CLI::App& app) {
         write_files_atomically(args->out_dir + "/" + contenders[cell.variant].policy,
                                {{"summary.json", summary_text},
                                 {"jobs.csv", result.jobs_csv},
+                                {"attempts.csv", result.attempts_csv},
                                 {"timeseries.csv", result.timeseries_csv}});
       }
       summaries[cell.index] = std::move(result.summary);

@@ -45,6 +45,7 @@ Action add_run_command(CLI::App& app) {
     request.params = parse_param_list(args->params);
     request.options = to_run_options(args->sim);
     request.reproducible = args->sim.reproducible;
+    request.files = !args->out_dir.empty();
     const ClusterSpec cluster = parse_cluster_spec(args->sim.cluster);
     // Policy and placement names are checked before the trace is read.
     make_policy(request.policy, request.params);
@@ -59,6 +60,7 @@ Action add_run_command(CLI::App& app) {
     if (!args->out_dir.empty()) {
       write_files_atomically(args->out_dir, {{"summary.json", summary_text},
                                              {"jobs.csv", result.jobs_csv},
+                                             {"attempts.csv", result.attempts_csv},
                                              {"timeseries.csv", result.timeseries_csv}});
       spdlog::info("wrote outputs to {} in {:.3f} s", args->out_dir, stopwatch.lap_s());
     }

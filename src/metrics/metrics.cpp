@@ -367,11 +367,13 @@ std::string MetricsCollector::jobs_csv() const {
   // the whole text into fresh pages). Pages of the bound that are never written are never
   // touched, so over-estimating costs address space only.
   std::size_t bound = 512;
+  std::size_t type_names = 0;  // every GPU type name, quoted, and a '+' each
+  for (const auto& type : cluster.gpu_types()) type_names += 2 * type.name.size() + 3;
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
-    bound += 400 +
+    bound += 400 + type_names +
              2 * (spec.id.size() + trace.strings.str(spec.user).size() +
-                  trace.strings.str(spec.status).size()) +
+                  trace.strings.str(spec.status).size() + trace.strings.str(spec.tenant).size()) +
              12 * static_cast<std::size_t>(spec.gpus);  // at most one GPU id per GPU
   }
   out.reserve(bound);
@@ -381,7 +383,7 @@ std::string MetricsCollector::jobs_csv() const {
       "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
       "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
       "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
-      "lost_gpu_seconds,status");
+      "lost_gpu_seconds,status,tenant,gpu_type");
   text(extended_ ? ",slowdown_factor,nodes,failures\n" : "\n");
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
@@ -435,6 +437,10 @@ std::string MetricsCollector::jobs_csv() const {
     append_seconds(out, s.lost_gpu_ms);
     text(",");
     append_csv_field(out, trace.strings.str(spec.status));  // the trace's own status, if any
+    text(",");
+    append_csv_field(out, trace.strings.str(spec.tenant));
+    text(",");
+    if (s.status != JobStatus::kRejected) append_gpu_types(out, cluster, s.placement);
     if (extended_) {
       // Last attempt's slowdown (reference speed / progress rate) and node count; failures.
       text(",");
@@ -451,6 +457,27 @@ std::string MetricsCollector::jobs_csv() const {
     text("\n");
   }
   return out;
+}
+
+// The GPU types of a placement's nodes in node order, each once, joined with '+'.
+void MetricsCollector::append_gpu_types(std::string& out, const Cluster& cluster,
+                                        const Placement& placement) {
+  GpuTypeIndex previous = kAnyGpuType;
+  bool first = true;
+  for (const auto& a : placement) {
+    const GpuTypeIndex type = cluster.node(a.node).type;
+    if (type == previous) continue;
+    bool seen = false;
+    for (const auto& b : placement) {
+      if (&b == &a) break;
+      seen = seen || cluster.node(b.node).type == type;
+    }
+    previous = type;
+    if (seen) continue;
+    if (!first) out += '+';
+    append_csv_field(out, cluster.gpu_types()[type].name);
+    first = false;
+  }
 }
 
 std::string MetricsCollector::timeseries_csv() const {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "schedlab/attempt_log.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/policy.hpp"
 
@@ -15,6 +16,8 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   Engine engine(trace, cluster, *policy, request.options);
   MetricsCollector metrics;
   engine.add_observer(metrics);
+  AttemptLog attempts;
+  if (request.files) engine.add_observer(attempts);
   for (auto* observer : extra_observers) engine.add_observer(*observer);
   const auto started = std::chrono::steady_clock::now();
   SimulationResult result;
@@ -26,8 +29,11 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   info.engine = result.engine;
   info.wall_s = request.reproducible ? 0.0 : wall.count();
   result.summary = metrics.summary_json(info);
-  result.jobs_csv = metrics.jobs_csv();
-  result.timeseries_csv = metrics.timeseries_csv();
+  if (request.files) {
+    result.jobs_csv = metrics.jobs_csv();
+    result.attempts_csv = attempts.csv();
+    result.timeseries_csv = metrics.timeseries_csv();
+  }
   return result;
 }
 

@@ -23,7 +23,7 @@ TEST_CASE("golden: fifo on tests/golden/small.csv, outputs byte for byte", "[gol
   CHECK(result.err.empty());
   const std::string expected_dir = source + "/tests/golden/fifo-small";
   const bool update = std::getenv("SCHEDLAB_UPDATE_GOLDEN") != nullptr;
-  for (const char* name : {"summary.json", "jobs.csv", "timeseries.csv"}) {
+  for (const char* name : {"summary.json", "jobs.csv", "attempts.csv", "timeseries.csv"}) {
     const std::string actual = read_text(out_dir + "/" + name);
     if (update) std::ofstream(expected_dir + "/" + name, std::ios::binary) << actual;
     INFO(name);

@@ -66,11 +66,11 @@ TEST_CASE("metrics on a hand-computed two-job run", "[metrics]") {
         "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
         "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
         "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,lost_gpu_"
-        "seconds,status\n"
+        "seconds,status,tenant,gpu_type\n"
         "a,0.000,1,100.000,0.000,100.000,100.000,0.000,100.000,1.000000,0,40000.000,COMPLETED_"
-        "SUCCESSFULLY,1.000000,0,u1,3,0,0.000,\n"
+        "SUCCESSFULLY,1.000000,0,u1,3,0,0.000,,,A100\n"
         "b,0.000,2,50.000,100.000,50.000,150.000,100.000,150.000,3.000000,0-1,40000.000,COMPLETED_"
-        "SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,\n");
+        "SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,,,A100\n");
   // Rows: [0,100) one busy, b queued (2 GPUs), 450 W; [100,150) both busy, 800 W.
   CHECK(r.timeseries_csv ==
         "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n"

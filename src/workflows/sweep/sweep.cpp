@@ -812,6 +812,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     // cell.json last: it marks the cell done only once the other files are in place.
     write_files_atomically(dir.string(), {{"summary.json", summary_text},
                                           {"jobs.csv", result.jobs_csv},
+                                          {"attempts.csv", result.attempts_csv},
                                           {"timeseries.csv", result.timeseries_csv},
                                           {"cell.json", marker_text}});
     summaries[cell.index] = std::move(result.summary);
