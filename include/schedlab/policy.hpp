@@ -273,6 +273,9 @@ std::vector<PolicyInfo> registered_policies();
 // Throws ConfigError for an unknown policy (listing the known ones) or an unknown key.
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params = {});
+// The registered name `name` stands for (equal without regard to case and '_'/'-'), or `name`
+// itself when none does.
+std::string canonical_policy_name(const std::string& name);
 // Parses "key=value" items; throws ConfigError on a malformed item.
 std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "schedlab/error.hpp"
+#include "schedlab/names.hpp"
 
 namespace schedlab {
 
@@ -39,6 +40,22 @@ class Registry {
     for (const Info& info : entries_)
       if (info.name == name) return &info;
     return nullptr;
+  }
+
+  // find(name), else the entry whose name equals it without regard to case and '_'/'-'.
+  const Info* find_loose(std::string_view name) const {
+    if (const Info* exact = find(name)) return exact;
+    for (const Info& info : entries_)
+      if (same_name(info.name, name)) return &info;
+    return nullptr;
+  }
+
+  // The registered names, sorted.
+  std::vector<std::string> name_list() const {
+    std::vector<std::string> out;
+    out.reserve(entries_.size());
+    for (const Info& info : entries_) out.push_back(info.name);
+    return out;
   }
 
   // "a, b, c": the registered names, for error messages.

@@ -199,7 +199,16 @@ Action add_compare_command(CLI::App& app) {
     SweepInputs inputs;
     inputs.clusters.push_back(parse_cluster_spec(args->sim.cluster));
     // Every name, parameter and the placement are checked before the trace is read.
-    for (const auto& contender : contenders) make_policy(contender.policy, contender.params);
+    for (const auto& contender : contenders) {
+      try {
+        make_policy(contender.policy, contender.params);
+      } catch (const ConfigError& e) {
+        // The policy came from --policies: say so, not --policy.
+        std::string message = e.what();
+        if (message.starts_with("--policy:")) message = "--policies:" + message.substr(9);
+        throw ConfigError(message);
+      }
+    }
     make_placement(spec.options.placement);
     inputs.traces.push_back(load_trace(args->sim.trace, args->sim.format, args->sim.filters));
     const Trace& trace = inputs.traces.front();

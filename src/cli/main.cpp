@@ -1,4 +1,5 @@
 // schedlab command line: dispatches to the subcommands and maps errors to exit codes.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -8,6 +9,37 @@
 #include "commands.hpp"
 #include "huge_pages.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/names.hpp"
+
+namespace {
+
+// "; did you mean 'X'?" for a misspelled subcommand (the first word) or a long option of the
+// subcommand given; "" when nothing is close.
+std::string typo_hint(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return "";
+  const std::string first = argv[1];
+  std::vector<std::string> subcommands;
+  const CLI::App* chosen = nullptr;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    subcommands.push_back(sub->get_name());
+    if (sub->get_name() == first) chosen = sub;
+  }
+  if (chosen == nullptr)
+    return first.starts_with("-") ? "" : schedlab::did_you_mean(first, subcommands);
+  std::vector<std::string> options;
+  for (const CLI::Option* option : chosen->get_options())
+    for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    if (!word.starts_with("--")) continue;
+    word = word.substr(0, word.find('='));
+    if (std::find(options.begin(), options.end(), word) != options.end()) continue;
+    if (std::string hint = schedlab::did_you_mean(word, options); !hint.empty()) return hint;
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace schedlab;
@@ -38,7 +70,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    std::fprintf(stderr, "schedlab: %s%s\n", e.what(), typo_hint(app, argc, argv).c_str());
     return kExitInput;
   }
   if (verbose) spdlog::set_level(spdlog::level::info);

@@ -1,5 +1,6 @@
 // Parsing cluster specs: the compact "NODESxGPUS[:TYPE],..." form and the JSON file form.
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/json_keys.hpp"
 #include "schedlab/json_text.hpp"
+#include "schedlab/names.hpp"
 #include "schedlab/trace.hpp"
 #include "schedlab/trace_inventory.hpp"
 
@@ -51,10 +53,20 @@ void add_or_replace_type(std::vector<GpuType>& types, GpuType type) {
   types.push_back(std::move(type));
 }
 
-bool type_known(const std::vector<GpuType>& types, const std::string& name) {
+// The type's own name for `name`: equal, else equal without regard to case and '_'/'-'.
+std::optional<std::string> canonical_type(const std::vector<GpuType>& types,
+                                          const std::string& name) {
   for (const auto& t : types)
-    if (t.name == name) return true;
-  return false;
+    if (t.name == name) return t.name;
+  for (const auto& t : types)
+    if (same_name(t.name, name)) return t.name;
+  return std::nullopt;
+}
+
+std::string type_suggestion(const std::vector<GpuType>& types, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& t : types) names.push_back(t.name);
+  return did_you_mean(name, names);
 }
 
 std::string known_type_list(const std::vector<GpuType>& types) {
@@ -83,10 +95,14 @@ ClusterSpec parse_compact(const std::string& text) {
     if (colon != std::string::npos) {
       shape = item.substr(0, colon);
       group.gpu_type = item.substr(colon + 1);
-      if (!type_known(spec.gpu_types, group.gpu_type))
-        throw fail(item, fmt::format("unknown GPU type '{}' (known: {}; define others in a "
-                                     "cluster JSON file)",
-                                     group.gpu_type, known_type_list(spec.gpu_types)));
+      const auto type = canonical_type(spec.gpu_types, group.gpu_type);
+      if (!type)
+        throw fail(item,
+                   fmt::format("unknown GPU type '{}'{} (known: {}; define others in a "
+                               "cluster JSON file)",
+                               group.gpu_type, type_suggestion(spec.gpu_types, group.gpu_type),
+                               known_type_list(spec.gpu_types)));
+      group.gpu_type = *type;
     }
     const std::size_t x = shape.find('x');
     if (x == std::string::npos) throw fail(item, "expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
@@ -282,9 +298,12 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
     group.count = static_cast<std::uint32_t>(count);
     group.gpus_per_node = static_cast<int>(gpus);
     group.gpu_type = json_string(g, "gpu_type", path, source, kDefaultGpuType);
-    if (!type_known(spec.gpu_types, group.gpu_type))
-      throw ConfigError(fmt::format("{}: {}.gpu_type: unknown GPU type '{}' (known: {})", source,
-                                    path, group.gpu_type, known_type_list(spec.gpu_types)));
+    const auto type = canonical_type(spec.gpu_types, group.gpu_type);
+    if (!type)
+      throw ConfigError(fmt::format(
+          "{}: {}.gpu_type: unknown GPU type '{}'{} (known: {})", source, path, group.gpu_type,
+          type_suggestion(spec.gpu_types, group.gpu_type), known_type_list(spec.gpu_types)));
+    group.gpu_type = *type;
     group.rack = json_string(g, "rack", path, source, "");
     group.pod = json_string(g, "pod", path, source, "");
     group.nodes_per_rack = static_cast<std::uint32_t>(

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
+#include "schedlab/names.hpp"
 #include "schedlab/placement_strategy.hpp"
 
 namespace schedlab {
@@ -10,10 +11,11 @@ const std::vector<PlacementInfo>& placement_strategies() {
 }
 
 std::unique_ptr<PlacementStrategy> make_placement(const std::string& name) {
-  if (const PlacementInfo* info = Registry<PlacementInfo>::instance().find(name))
+  if (const PlacementInfo* info = Registry<PlacementInfo>::instance().find_loose(name))
     return info->make();
-  throw ConfigError(fmt::format("--placement: unknown strategy '{}' (known: {})", name,
-                                Registry<PlacementInfo>::instance().names()));
+  const auto& registry = Registry<PlacementInfo>::instance();
+  throw ConfigError(fmt::format("--placement: unknown strategy '{}'{} (known: {})", name,
+                                did_you_mean(name, registry.name_list()), registry.names()));
 }
 
 }  // namespace schedlab

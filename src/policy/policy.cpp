@@ -6,6 +6,7 @@
 
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/names.hpp"
 
 namespace schedlab {
 
@@ -27,13 +28,18 @@ std::vector<PolicyInfo> registered_policies() {
   return Registry<PolicyInfo>::instance().entries();
 }
 
+std::string canonical_policy_name(const std::string& name) {
+  const PolicyInfo* info = Registry<PolicyInfo>::instance().find_loose(name);
+  return info != nullptr ? info->name : name;
+}
+
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params) {
   const auto& registry = Registry<PolicyInfo>::instance();
-  const PolicyInfo* info = registry.find(name);
+  const PolicyInfo* info = registry.find_loose(name);
   if (info == nullptr)
-    throw ConfigError(
-        fmt::format("--policy: unknown policy '{}' (known: {})", name, registry.names()));
+    throw ConfigError(fmt::format("--policy: unknown policy '{}'{} (known: {})", name,
+                                  did_you_mean(name, registry.name_list()), registry.names()));
   for (const auto& [key, value] : params) {
     const std::string& wanted = key;
     const bool declared = std::any_of(info->params.begin(), info->params.end(),
@@ -45,7 +51,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name,
         fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})", key, value,
                     name, key, keys.empty() ? "none" : keys));
   }
-  return info->make(PolicyParams(name, params));
+  return info->make(PolicyParams(info->name, params));
 }
 
 std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items) {

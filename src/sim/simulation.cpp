@@ -24,7 +24,7 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   result.engine = engine.run();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
   RunInfo info;
-  info.policy = request.policy;
+  info.policy = canonical_policy_name(request.policy);
   info.trace = trace.path;
   info.engine = result.engine;
   info.wall_s = request.reproducible ? 0.0 : wall.count();

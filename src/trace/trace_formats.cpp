@@ -11,6 +11,7 @@
 #include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/names.hpp"
 
 namespace schedlab {
 
@@ -37,7 +38,9 @@ const ReaderDef& find_def(const std::string& name) {
     if (def.name == name) return def;
   std::string known = "auto";
   for (const auto& def : reader_defs()) known += ", " + def.name;
-  throw ConfigError(fmt::format("--format: unknown trace format '{}' (known: {})", name, known));
+  throw ConfigError(fmt::format("--format: unknown trace format '{}'{} (known: {})", name,
+                                did_you_mean(name, Registry<ReaderDef>::instance().name_list()),
+                                known));
 }
 
 // Specific formats first (by name); native is the fallback.

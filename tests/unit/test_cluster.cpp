@@ -86,7 +86,9 @@ TEST_CASE("compact cluster spec errors", "[cluster]") {
   CHECK(error_of("2x0") ==
         "--cluster '2x0': group '2x0': GPUs per node '0' is not an integer in 1..64");
   CHECK(error_of("4x8:Z100") ==
-        "--cluster '4x8:Z100': group '4x8:Z100': unknown GPU type 'Z100' (known: V100, A100, H100, "
+        "--cluster '4x8:Z100': group '4x8:Z100': unknown GPU type 'Z100'; did you mean 'V100'? "
+        "(known: V100, "
+        "A100, H100, "
         "H200, B200; define others in a cluster JSON file)");
   CHECK(error_of("eight") ==
         "--cluster 'eight': group 'eight': expected NODESxGPUS[:TYPE], e.g. 64x8:A100");
