@@ -65,6 +65,7 @@ std::optional<std::string> canonical_type(const std::vector<GpuType>& types,
 
 std::string type_suggestion(const std::vector<GpuType>& types, const std::string& name) {
   std::vector<std::string> names;
+  names.reserve(types.size());
   for (const auto& t : types) names.push_back(t.name);
   return did_you_mean(name, names);
 }
