@@ -36,7 +36,8 @@ Action add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
-  cmd->add_option("-o,--out", args->out_dir, "write summary.json, jobs.csv, timeseries.csv here");
+  cmd->add_option("-o,--out", args->out_dir,
+                  "write summary.json, jobs.csv, attempts.csv, timeseries.csv here");
   add_baseline_options(*cmd, args->gate);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
