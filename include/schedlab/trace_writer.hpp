@@ -19,8 +19,8 @@ std::string format_native_trace(const Trace& trace);
 struct SwfWriteReport {
   std::uint64_t times_rounded = 0;      // submit/run/requested times not whole seconds
   std::uint64_t runs_raised_to_1s = 0;  // run times under 0.5 s written as 1 s
-  bool jobs_renumbered = false;         // ids not all canonical integers >= 0 ("7", not "007"):
-                                        // numbered 1..N in trace order
+  bool jobs_renumbered = false;         // ids other than 1..N in trace order: SWF job numbers
+                                        // are that counter, so the ids are replaced by it
   std::uint64_t users_mapped = 0;       // user names that are not integers, numbered 1..N
   std::uint64_t groups_mapped = 0;      // tenants that are not integers, numbered 1..N
   std::uint64_t statuses_unmapped = 0;  // jobs whose status has no SWF code, or is a
@@ -29,8 +29,9 @@ struct SwfWriteReport {
                                         // preemptible=0, comm or speeds, which SWF cannot hold
 };
 
-// Standard Workload Format 2.2: processors = GPUs; times in whole seconds (rounded half up);
-// status: Pass/COMPLETED/Succeeded/Terminated -> 1, Failed/FAILED/NODE_FAIL/TIMEOUT -> 0,
+// Standard Workload Format 2.2: job numbers 1..N in trace order; processors = GPUs; times in
+// whole seconds (rounded half up); status: no status (a job the simulator replays as
+// completed) and Pass/COMPLETED/Succeeded/Terminated -> 1, Failed/FAILED/NODE_FAIL/TIMEOUT -> 0,
 // Killed/CANCELLED -> 5, integer statuses kept except 2-4 (partial-execution records, which
 // readers skip), others -1; user and tenant -> user and group numbers (kept when all are
 // canonical integers, else numbered in first-seen order and listed in the header, with control

@@ -55,7 +55,8 @@ Action add_convert_command(CLI::App& app) {
       note(args->out, report.runs_raised_to_1s, "run times under 0.5 s written as 1 s");
       if (report.jobs_renumbered)
         std::fprintf(stderr,
-                     "schedlab: %s: ids are not integers; jobs numbered 1..N in trace order\n",
+                     "schedlab: %s: ids are not 1..N in trace order; jobs numbered 1..N (SWF job "
+                     "numbers count from 1)\n",
                      args->out.c_str());
       note(args->out, report.users_mapped, "user names numbered (mapping in the header)");
       note(args->out, report.groups_mapped, "tenants numbered as groups (mapping in the header)");

@@ -117,11 +117,12 @@ std::string note_text(const std::string& text) {
   return out;
 }
 
-// SWF status code of a trace status; -2 when it has none. Codes 2-4 mark partial-execution
+// SWF status code of a trace status (1, completed, when the trace gives none); -2 when it has
+// no code. Codes 2-4 mark partial-execution
 // records of a checkpointed job, which readers (this one included) skip: a whole job never
 // gets them.
 int swf_status(const std::string& status) {
-  if (status.empty()) return -1;
+  if (status.empty()) return 1;  // the simulator replays such a job as completed
   if (const auto code = parse_int(status); code && *code >= -1 && *code <= 5)
     return *code >= 2 && *code <= 4 ? -2 : static_cast<int>(*code);
   static const char* const kCompleted[] = {"Pass", "COMPLETED", "Succeeded", "Terminated",
@@ -173,14 +174,10 @@ NumberMap number_strings(const Trace& trace, StringId JobSpec::*field) {
 
 std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
   SwfWriteReport r;
-  bool integer_ids = true;
-  for (const auto& job : trace.jobs) {
-    if (!canonical_integer(job.id)) {
-      integer_ids = false;
-      break;
-    }
-  }
-  r.jobs_renumbered = !integer_ids;
+  // SWF job numbers are a counter from 1 in submit order; ids that are not already that
+  // counter are replaced by it.
+  for (std::size_t i = 0; i < trace.jobs.size() && !r.jobs_renumbered; ++i)
+    r.jobs_renumbered = trace.jobs[i].id != std::to_string(i + 1);
   const NumberMap users = number_strings(trace, &JobSpec::user);
   const NumberMap groups = number_strings(trace, &JobSpec::tenant);
   r.users_mapped = users.mapped_order.size();
@@ -193,7 +190,7 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
                  note_text(trace.path), trace.format);
   put("; Note: processors are GPUs; times are whole seconds from the trace's time 0\n");
   if (r.jobs_renumbered)
-    put("; Note: job numbers are the trace order (the original ids are not integers)\n");
+    put("; Note: job numbers count 1..N in trace order (the original ids are not that counter)\n");
   for (StringId id : users.mapped_order)
     fmt::format_to(std::back_inserter(out), "; Note: user {} = {}\n", users.number[id],
                    note_text(trace.strings.str(id)));
@@ -206,11 +203,9 @@ std::string format_swf_trace(const Trace& trace, SwfWriteReport* report) {
     if (ms % 1000 != 0) ++r.times_rounded;
     return (ms + 500) / 1000;
   };
-  std::uint64_t number = 0;
+  std::uint64_t job_number = 0;
   for (const auto& job : trace.jobs) {
-    ++number;
-    const std::int64_t job_number =
-        integer_ids ? *canonical_integer(job.id) : static_cast<std::int64_t>(number);
+    ++job_number;
     const std::int64_t submit_s = whole_seconds(job.submit_ms);
     std::int64_t run_s = whole_seconds(job.duration_ms);
     if (run_s == 0) {

@@ -220,8 +220,33 @@ TEST_CASE("SWF writer: shared fields round-trip; what SWF cannot hold is reporte
   CHECK(back.strings.str(back.jobs[0].status) == "1");  // Pass
   CHECK(back.strings.str(back.jobs[1].status) == "5");  // Killed
   CHECK(back.strings.str(back.jobs[2].status) == "0");  // Failed
-  CHECK(back.jobs[3].status == 0);                      // none
+  CHECK(back.strings.str(back.jobs[3].status) == "1");  // none: replayed as completed
   CHECK(back.strings.str(back.jobs[2].user) == "3");
+}
+
+TEST_CASE("SWF writer: job numbers count from 1; jobs without a status are completed (1)",
+          "[traces]") {
+  // Integer ids that are not the counter 1..N (gen numbers from 0) are replaced by it.
+  const Trace zero_based = trace_from_csv(
+      "id,submit_time,gpus,duration\n"
+      "0,0,1,10\n"
+      "1,5,2,20\n"
+      "9,7,1,30\n");
+  SwfWriteReport report;
+  const std::string text = format_swf_trace(zero_based, &report);
+  CHECK(report.jobs_renumbered);
+  CHECK(report.statuses_unmapped == 0);
+  CHECK(text.find("\n1 0 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n") != std::string::npos);
+  CHECK(text.find("\n2 5 -1 20 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n") != std::string::npos);
+  CHECK(text.find("\n3 7 -1 30 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n") != std::string::npos);
+  const Trace back = read_as("swf", "z.swf", text);
+  REQUIRE(back.jobs.size() == 3);
+  CHECK(back.jobs[0].id == "1");
+  CHECK(back.jobs[2].id == "3");
+  // Ids that already are the counter are kept, without a renumbering note.
+  SwfWriteReport kept;
+  format_swf_trace(back, &kept);
+  CHECK_FALSE(kept.jobs_renumbered);
 }
 
 TEST_CASE("SWF writer: only canonical integer ids and names are kept as numbers", "[traces]") {
