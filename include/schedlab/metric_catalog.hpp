@@ -53,4 +53,14 @@ inline constexpr std::string_view kOptionsGroup = "options";
 // `value` (in the entry's unit) as tables show it: with the entry's decimals.
 std::string metric_value_text(const MetricInfo& metric, double value);
 
+// A duration as a person reads it: ms, s, min, h or d, whichever keeps the number between about
+// 1 and 120 (2 days and more in days), with three significant digits: "13.0 ms", "11.3 h",
+// "162 d".
+std::string human_duration_text(double seconds);
+
+// `value` (in the entry's unit) as the terminal summary shows it, unit included: durations by
+// human_duration_text, fractions as percentages ("17.3 %"), counts and ratios bare, other
+// units after the entry's decimals ("172223.57 GPU-h").
+std::string metric_human_text(const MetricInfo& metric, double value);
+
 }  // namespace schedlab

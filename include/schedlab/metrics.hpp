@@ -28,7 +28,9 @@ double percentile(const std::vector<double>& sorted, double p);
 
 class MetricsCollector : public Observer {
  public:
-  MetricsCollector() = default;
+  // keep_series: build the time series that timeseries_csv() renders; without it the summary
+  // and jobs.csv are the same and timeseries_csv() is empty.
+  explicit MetricsCollector(bool keep_series = true) : keep_series_(keep_series) {}
 
   void on_begin(const RunView& ctx) override;
   void on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) override;
@@ -107,6 +109,7 @@ class MetricsCollector : public Observer {
   // The run's options as summary.json echoes them (run_option_table.hpp).
   nlohmann::ordered_json options_json() const;
 
+  bool keep_series_ = true;
   const RunView* ctx_ = nullptr;
   // Whether a cluster model is on: outputs gain their cluster-model keys and columns.
   bool extended_ = false;

@@ -152,4 +152,34 @@ std::string metric_value_text(const MetricInfo& metric, double value) {
   return fixed(value, metric.decimals);
 }
 
+namespace {
+
+// `value` (>= 0) with three significant digits, never in exponent form.
+std::string three_digits(double value) {
+  const int decimals = value < 9.995 ? 2 : value < 99.95 ? 1 : 0;
+  return fixed(value, decimals);
+}
+
+}  // namespace
+
+std::string human_duration_text(double seconds) {
+  if (!std::isfinite(seconds)) return fixed(seconds, 0);
+  if (seconds == 0) return "0 s";
+  const std::string sign = seconds < 0 ? "-" : "";
+  const double s = std::fabs(seconds);
+  if (s < 0.9995) return sign + three_digits(s * 1000) + " ms";
+  if (s < 119.5) return sign + three_digits(s) + " s";
+  if (s < 119.5 * 60) return sign + three_digits(s / 60) + " min";
+  if (s < 47.95 * 3600) return sign + three_digits(s / 3600) + " h";
+  return sign + three_digits(s / 86400) + " d";
+}
+
+std::string metric_human_text(const MetricInfo& metric, double value) {
+  if (metric.unit == "s") return human_duration_text(value);
+  if (metric.unit == "fraction") return fixed(value * 100, 1) + " %";
+  if (metric.unit.empty() || metric.unit == "count" || metric.unit == "ratio")
+    return metric_value_text(metric, value);
+  return fmt::format("{} {}", metric_value_text(metric, value), metric.unit);
+}
+
 }  // namespace schedlab

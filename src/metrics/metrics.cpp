@@ -81,6 +81,7 @@ void MetricsCollector::on_begin(const RunView& ctx) {
     node_gpu_busy_w_.push_back(
         ctx.cluster().gpu_types()[ctx.cluster().node(node).type].busy_power_w);
   carbon_cursor_ = 0;
+  if (!keep_series_) return;
   // The submit span is a lower bound of the run window: refuse hopeless intervals up front.
   TimeMs last_submit_ms = ctx.now();
   for (const auto& job : ctx.trace().jobs) last_submit_ms = std::max(last_submit_ms, job.submit_ms);
@@ -208,7 +209,7 @@ void MetricsCollector::commit(const Segment& s, const ModelSegment& m) {
       totals_.emissions_g +=
           carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, carbon_cursor_);
   }
-  add_to_series<kModels>(s, m);
+  if (keep_series_) add_to_series<kModels>(s, m);
 }
 
 template <bool kModels>
@@ -481,6 +482,7 @@ void MetricsCollector::append_gpu_types(std::string& out, const Cluster& cluster
 }
 
 std::string MetricsCollector::timeseries_csv() const {
+  if (!keep_series_) return "";
   std::string out =
       extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
                   "nodes_off,nodes_down\n"

@@ -89,3 +89,21 @@ TEST_CASE("catalog lookups: exact keys, groups, directions", "[workflows]") {
     CHECK_FALSE(metric.description.empty());
   }
 }
+
+TEST_CASE("the terminal summary shows durations in human units and fractions in percent",
+          "[workflows]") {
+  CHECK(human_duration_text(0) == "0 s");
+  CHECK(human_duration_text(0.013) == "13.0 ms");
+  CHECK(human_duration_text(5.5) == "5.50 s");
+  CHECK(human_duration_text(119) == "119 s");
+  CHECK(human_duration_text(120) == "2.00 min");
+  CHECK(human_duration_text(40539.6) == "11.3 h");
+  CHECK(human_duration_text(47 * 3600.0) == "47.0 h");
+  CHECK(human_duration_text(48 * 3600.0) == "2.00 d");
+  CHECK(human_duration_text(14000947) == "162 d");
+  CHECK(human_duration_text(-90) == "-90.0 s");
+  CHECK(metric_human_text(catalog_metric("wait_s.mean"), 40539.6) == "11.3 h");
+  CHECK(metric_human_text(catalog_metric("utilization"), 0.17301) == "17.3 %");
+  CHECK(metric_human_text(catalog_metric("jobs.submitted"), 1985) == "1985");
+  CHECK(metric_human_text(catalog_metric("gpu_hours.busy"), 172223.571) == "172223.57 GPU-h");
+}
