@@ -53,6 +53,9 @@ struct RunOptions {
   std::shared_ptr<const CarbonSeries> carbon;         // --carbon FILE
 
   bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
+  // Whether `seed` can change a result: only generated failures (--failures rate=R) draw random
+  // numbers, and a failure seed of their own (--failures seed=S) takes them off `seed`.
+  bool seed_changes_results() const { return failure_rate_per_1000_node_days > 0 && !failure_seed; }
   bool speed_gpu_on() const {
     return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull;
   }

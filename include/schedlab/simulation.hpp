@@ -13,6 +13,7 @@
 #include "schedlab/job.hpp"
 #include "schedlab/observer.hpp"
 #include "schedlab/run_options.hpp"
+#include "schedlab/run_progress.hpp"
 
 namespace schedlab {
 
@@ -24,6 +25,8 @@ struct SimulationRequest {
   // Render jobs.csv, attempts.csv and timeseries.csv; false: the summary alone (nothing else
   // is written, so nothing else is built).
   bool files = true;
+  // Called from the running thread as the run goes on (ProgressObserver); empty: not watched.
+  RunProgressCallback progress;
 };
 
 struct SimulationResult {

@@ -98,10 +98,16 @@ struct SweepInputs {
 // ConfigError / TraceError).
 SweepInputs load_sweep_inputs(const SweepSpec& spec);
 
+// What a cell's run builds besides its summary, and who watches it (SimulationRequest).
+struct CellOutputs {
+  bool files = true;  // jobs.csv, attempts.csv, timeseries.csv
+  RunProgressCallback progress;
+};
+
 // The simulation of one cell: its variant on its trace (arrivals scaled by its load scale) and
 // cluster, with the spec's options and the cell's seed.
 SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
-                               const SweepCell& cell);
+                               const SweepCell& cell, const CellOutputs& outputs = {});
 
 // The sweep's worker pool: calls `work(cell)` for every cell on up to `jobs` threads (>= 1),
 // then `finished(cell, failure, wall_s)` with what `work` threw (null when it returned). The
@@ -134,6 +140,9 @@ struct SweepRunOptions {
   // Called once after the resume scan (with done = resumed cells, label empty) and once per
   // finished cell, serialized (never concurrently), in completion order.
   std::function<void(const SweepProgress&)> progress;
+  // Called as a cell's run goes on (ProgressObserver), from the worker thread that runs it:
+  // calls for different cells may be concurrent with each other and with `progress`.
+  std::function<void(std::size_t cell, const RunProgress&)> cell_progress;
 };
 
 struct SweepOutcome {

@@ -16,6 +16,7 @@
 #include "schedlab/policy.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/sweep.hpp"
+#include "terminal_status.hpp"
 
 namespace schedlab::cli {
 
@@ -27,6 +28,7 @@ struct CompareArgs {
   std::vector<std::string> params;
   bool json = false;
   bool csv = false;
+  bool quiet = false;
   std::string out_dir;
 };
 
@@ -175,6 +177,7 @@ Action add_compare_command(CLI::App& app) {
                   "parameter of one listed policy, POLICY:KEY=VALUE (repeatable)");
   auto* json_flag = cmd->add_flag("--json", args->json, "print the comparison as JSON");
   cmd->add_flag("--csv", args->csv, "print the comparison as CSV")->excludes(json_flag);
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   cmd->add_option("-o,--out", args->out_dir,
                   "also write compare.csv, compare.json and each policy's outputs under "
                   "DIR/<policy>/");
@@ -216,8 +219,16 @@ Action add_compare_command(CLI::App& app) {
     const std::vector<SweepCell> cells = expand_cells(spec);
     std::vector<nlohmann::ordered_json> summaries(cells.size());
     std::vector<std::exception_ptr> failures(cells.size());
+    TerminalStatus status(args->quiet);
     auto work = [&](const SweepCell& cell) {
-      SimulationResult result = simulate_cell(spec, inputs, cell);
+      CellOutputs outputs;
+      outputs.files = !args->out_dir.empty();
+      if (status.enabled())
+        outputs.progress = [&status, &cell, &contenders](const RunProgress& p) {
+          status.show(fmt::format("[{}/{}] {}: {}", cell.index + 1, contenders.size(),
+                                  contenders[cell.variant].label, format_run_progress(p)));
+        };
+      SimulationResult result = simulate_cell(spec, inputs, cell, outputs);
       spdlog::info("{}: {} events in {} s", contenders[cell.variant].label, result.engine.events,
                    fixed(result.summary["engine"]["wall_s"].get<double>(), 3));
       if (!args->out_dir.empty()) {
@@ -236,6 +247,7 @@ Action add_compare_command(CLI::App& app) {
                     failures[cell.index] = failure;
                     failed = failed || failure;
                   });
+    status.clear();
     // A failing policy fails the command, as a single run would (its exit code).
     for (const auto& failure : failures)
       if (failure) std::rethrow_exception(failure);

@@ -11,6 +11,7 @@
 #include "schedlab/simulation.hpp"
 #include "schedlab/trace.hpp"
 #include "stopwatch.hpp"
+#include "terminal_status.hpp"
 
 namespace schedlab::cli {
 
@@ -21,6 +22,7 @@ struct RunArgs {
   std::string policy = "fifo";
   std::vector<std::string> params;
   bool json = false;
+  bool quiet = false;
   std::string out_dir;
   BaselineGate gate;
 };
@@ -38,6 +40,7 @@ Action add_run_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
   cmd->add_option("-o,--out", args->out_dir,
                   "write summary.json, jobs.csv, attempts.csv, timeseries.csv here");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   add_baseline_options(*cmd, args->gate);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
@@ -55,7 +58,16 @@ Action add_run_command(CLI::App& app) {
     Stopwatch stopwatch;
     const Trace trace = load_trace(args->sim.trace, args->sim.format, args->sim.filters);
     spdlog::info("read {} jobs in {:.3f} s", trace.jobs.size(), stopwatch.lap_s());
+    TerminalStatus status(args->quiet);
+    if (status.enabled())
+      request.progress = [&status](const RunProgress& p) {
+        if (p.done)
+          status.clear();
+        else
+          status.show(format_run_progress(p));
+      };
     const SimulationResult result = simulate(trace, cluster, request);
+    status.clear();
     spdlog::info("simulated {} events in {:.3f} s", result.engine.events, stopwatch.lap_s());
     const std::string summary_text = json_text(result.summary, 2) + "\n";
     if (!args->out_dir.empty()) {

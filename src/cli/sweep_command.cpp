@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/trace.hpp"
+#include "terminal_status.hpp"
 
 namespace schedlab::cli {
 
@@ -155,13 +158,15 @@ Json build_spec(const SweepArgs& a, std::string& source, std::string& base_dir) 
   return spec;
 }
 
-// Progress on stderr: a bar redrawn in place on a terminal, one line per cell otherwise.
+// Progress on stderr: on a terminal a bar redrawn in place that also advances inside running
+// cells (their share of finished jobs), otherwise one line per finished cell.
 class ProgressPrinter {
  public:
-  explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) == 1) {}
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet), status_(quiet) {}
 
   void operator()(const SweepProgress& p) {
     if (quiet_) return;
+    const std::lock_guard lock(mutex_);
     if (p.label.empty()) {  // after the resume scan
       started_ = std::chrono::steady_clock::now();
       if (p.resumed > 0)
@@ -170,35 +175,60 @@ class ProgressPrinter {
       else
         std::fprintf(stderr, "sweep: running %zu cells\n", p.total);
       resumed_ = p.resumed;
+      last_ = p;
       return;
     }
-    if (!tty_) {
+    running_.erase(p.cell);
+    last_ = p;
+    if (!status_.enabled()) {
       std::fprintf(stderr, "sweep: [%zu/%zu] cell %zu %s: %s (%.2f s)\n", p.done, p.total, p.cell,
                    p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
       std::fflush(stderr);
       return;
     }
-    constexpr int kWidth = 30;
-    const double fraction =
-        p.total == 0 ? 1.0 : static_cast<double>(p.done) / static_cast<double>(p.total);
-    const int filled = static_cast<int>(fraction * kWidth);
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started_;
-    const std::size_t ran = p.done - resumed_;
-    const std::size_t left = p.total - p.done;
-    const double eta_s =
-        ran == 0 ? 0.0 : elapsed.count() / static_cast<double>(ran) * static_cast<double>(left);
-    std::string bar(static_cast<std::size_t>(filled), '#');
-    bar.resize(kWidth, '.');
-    std::fprintf(stderr, "\r\033[K[%s] %zu/%zu cells%s  ETA %.0f s  %s", bar.c_str(), p.done,
-                 p.total, p.failed > 0 ? fmt::format(" ({} failed)", p.failed).c_str() : "", eta_s,
-                 p.label.substr(0, 60).c_str());
-    if (p.done == p.total) std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
+    redraw();
+  }
+
+  // Progress inside a running cell (from its worker thread).
+  void cell(std::size_t index, const RunProgress& p) {
+    if (!status_.enabled()) return;
+    const std::lock_guard lock(mutex_);
+    if (p.done) return;  // the cell's own report follows
+    running_[index] = p.jobs_total == 0 ? 1.0
+                                        : static_cast<double>(p.jobs_finished) /
+                                              static_cast<double>(p.jobs_total);
+    redraw();
   }
 
  private:
+  void redraw() {
+    if (last_.total == 0) return;
+    double partial = 0.0;
+    for (const auto& [index, fraction] : running_) partial += fraction;
+    const double done = static_cast<double>(last_.done) + partial;
+    const double fraction = done / static_cast<double>(last_.total);
+    constexpr int kWidth = 30;
+    std::string bar(static_cast<std::size_t>(fraction * kWidth), '#');
+    bar.resize(kWidth, '.');
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started_;
+    const double ran = done - static_cast<double>(resumed_);
+    const double left = static_cast<double>(last_.total) - done;
+    std::string line = fmt::format("[{}] {}/{} cells", bar, last_.done, last_.total);
+    if (!running_.empty()) line += fmt::format(" (+{} running)", running_.size());
+    if (last_.failed > 0) line += fmt::format(" ({} failed)", last_.failed);
+    if (ran > 0) line += " ETA " + human_duration_text(elapsed.count() / ran * left);
+    if (!last_.label.empty()) line += "  " + last_.label;
+    if (last_.done == last_.total)
+      status_.clear();
+    else
+      status_.show(line);
+  }
+
   bool quiet_;
-  bool tty_;
+  TerminalStatus status_;
+  std::mutex mutex_;
+  SweepProgress last_;                     // the latest finished cell's report
+  std::map<std::size_t, double> running_;  // cell -> its share of finished jobs
   std::size_t resumed_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
@@ -284,12 +314,21 @@ Action add_sweep_command(CLI::App& app) {
     std::string base_dir;
     const Json json = build_spec(*a, source, base_dir);
     const SweepSpec spec = parse_sweep_spec(json, source, base_dir);
+    if (spec.seeds.size() > 1 && !spec.options.seed_changes_results())
+      spdlog::warn(
+          "{} seeds, but nothing in this sweep draws random numbers (only generated failures, "
+          "--failures rate=R without seed=S, do): every seed gives the same results, and their "
+          "confidence intervals are 0",
+          spec.seeds.size());
     SweepRunOptions options;
     options.out_dir = a->out_dir;
     options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
     options.rerun = a->rerun;
     ProgressPrinter printer(a->quiet);
     options.progress = [&printer](const SweepProgress& p) { printer(p); };
+    options.cell_progress = [&printer](std::size_t cell, const RunProgress& p) {
+      printer.cell(cell, p);
+    };
     // Cells log from worker threads: use a thread-safe logger while they run.
     const auto previous = spdlog::default_logger();
     auto logger = spdlog::get("schedlab-sweep");

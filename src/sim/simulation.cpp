@@ -1,6 +1,7 @@
 #include "schedlab/simulation.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include "schedlab/attempt_log.hpp"
 #include "schedlab/metrics.hpp"
@@ -14,11 +15,13 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   const Cluster cluster(cluster_spec);
   auto policy = make_policy(request.policy, request.params);
   Engine engine(trace, cluster, *policy, request.options);
-  MetricsCollector metrics;
+  MetricsCollector metrics(request.files);
   engine.add_observer(metrics);
   AttemptLog attempts;
   if (request.files) engine.add_observer(attempts);
   for (auto* observer : extra_observers) engine.add_observer(*observer);
+  std::optional<ProgressObserver> progress;
+  if (request.progress) engine.add_observer(progress.emplace(request.progress));
   const auto started = std::chrono::steady_clock::now();
   SimulationResult result;
   result.engine = engine.run();

@@ -681,8 +681,10 @@ SweepInputs load_sweep_inputs(const SweepSpec& spec) {
 }
 
 SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
-                               const SweepCell& cell) {
+                               const SweepCell& cell, const CellOutputs& outputs) {
   SimulationRequest request;
+  request.files = outputs.files;
+  request.progress = outputs.progress;
   request.policy = spec.variants[cell.variant].policy;
   request.params = spec.variants[cell.variant].params;
   request.options = spec.options;
@@ -806,7 +808,12 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     // A stale record must not outlive the files it describes: it goes before any is replaced.
     std::error_code ignored;
     fs::remove(dir / "cell.json", ignored);
-    SimulationResult result = simulate_cell(spec, inputs, cell);
+    CellOutputs outputs;
+    if (options.cell_progress)
+      outputs.progress = [&options, index = cell.index](const RunProgress& p) {
+        options.cell_progress(index, p);
+      };
+    SimulationResult result = simulate_cell(spec, inputs, cell, outputs);
     const std::string summary_text = json_text(result.summary, 2) + "\n";
     const std::string marker_text = json_text(markers[cell.index], 2) + "\n";
     // cell.json last: it marks the cell done only once the other files are in place.
