@@ -6,7 +6,8 @@
 // Contents: utilization and queue length over time per policy, CDFs of wait and JCT, bars of the
 // summary metrics, energy and idle GPU-hours, restarts and lost work, a table of every numeric
 // metric; for a sweep also each metric against load with 95% confidence bands across seeds.
-// Charts carry direct labels (no legend) and axes with units. The output is deterministic: the
+// Line charts name their series at the line ends when those are clear of each other, else in a
+// legend (never with leader lines); every axis has its unit. The output is deterministic: the
 // same inputs give the same bytes.
 #pragma once
 

@@ -265,49 +265,6 @@ std::string figure_html(const Figure& f) {
                      html_escape(f.title), html_escape(f.caption), f.svg);
 }
 
-double interpolate(const std::vector<Point>& points, double x) {
-  if (x <= points.front().x) return points.front().y;
-  if (x >= points.back().x) return points.back().y;
-  const auto it = std::lower_bound(points.begin(), points.end(), x,
-                                   [](const Point& p, double value) { return p.x < value; });
-  const Point& b = *it;
-  const Point& a = *(it - 1);
-  return b.x == a.x ? b.y : a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
-}
-
-// An x where the series are furthest apart (largest smallest vertical gap), to anchor direct
-// labels; nullopt for a single series (its last point is used).
-std::optional<double> separating_x(const std::vector<LineSeries>& series, bool log_x) {
-  if (series.size() < 2) return std::nullopt;
-  double lo = -std::numeric_limits<double>::infinity(),
-         hi = std::numeric_limits<double>::infinity();
-  for (const auto& s : series) {
-    if (s.points.empty()) return std::nullopt;
-    lo = std::max(lo, s.points.front().x);
-    hi = std::min(hi, s.points.back().x);
-  }
-  if (!(hi > lo)) return std::nullopt;
-  double best_x = hi;
-  double best_gap = -1;
-  constexpr int kCandidates = 48;
-  for (int i = 4; i <= kCandidates; ++i) {  // skip the leftmost stretch: labels sit on the right
-    const double t = static_cast<double>(i) / kCandidates;
-    const double x =
-        log_x ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
-    std::vector<double> ys;
-    ys.reserve(series.size());
-    for (const auto& s : series) ys.push_back(interpolate(s.points, x));
-    std::sort(ys.begin(), ys.end());
-    double gap = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 1; k < ys.size(); ++k) gap = std::min(gap, ys[k] - ys[k - 1]);
-    if (gap >= best_gap) {
-      best_gap = gap;
-      best_x = x;
-    }
-  }
-  return best_x;
-}
-
 std::vector<Point> downsample(const std::vector<SeriesRow>& rows, double unit_s,
                               double (*value)(const SeriesRow&)) {
   std::vector<Point> points;
@@ -357,8 +314,6 @@ std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
          {},
          false});
   }
-  util.label_x = separating_x(util.series, false);
-  queue.label_x = separating_x(queue.series, false);
   const std::string bucket_note = "averaged over equal time buckets";
   return {{util.title, "share of GPUs running jobs; higher is better; " + bucket_note,
            render_line_chart(util)},
@@ -417,7 +372,6 @@ std::vector<Figure> cdf_figures(const std::vector<RunData>& runs) {
       if (!points.empty()) chart.series.push_back({r.label, r.color, std::move(points), {}, false});
     }
     if (chart.series.empty()) continue;
-    chart.label_x = separating_x(chart.series, true);
     out.push_back({chart.title,
                    "share of jobs at or below each value; curves further left are better",
                    render_line_chart(chart)});
@@ -786,8 +740,8 @@ svg.chart{display:block;font-family:inherit}
 svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
 svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
 svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
-svg .errorbar{fill:none;stroke-width:1.2} svg .leader{fill:none;stroke-width:.8;stroke-dasharray:2 2}
-svg .direct-label{font-size:11px;font-weight:600} svg .category{font-size:11px;fill:#222}
+svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
+svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333} svg .category{font-size:11px;fill:#222}
 svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
 table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
 table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}

@@ -1,6 +1,6 @@
-// Inline-SVG charts for the HTML report: line charts (with confidence bands and direct labels)
-// and horizontal bar charts. Output is deterministic text: coordinates are printed with one
-// decimal, no random ids, no external references.
+// Inline-SVG charts for the HTML report: line charts (with confidence bands; series named at
+// the line ends or in a legend) and horizontal bar charts. Output is deterministic text:
+// coordinates are printed with one decimal, no random ids, no external references.
 //
 // Every data-bearing element carries class "mark"; the report's render check counts them.
 // Every number printed in a chart (ticks, bar-end values, tooltips) goes through format_value,
@@ -75,14 +75,16 @@ struct AxisSpec {
   std::vector<std::pair<double, std::string>> ticks;
 };
 
+// Series are named in the series' colour, never joined to their lines by leader lines (they
+// would read as reference levels): at the line ends (right of the last points) when every
+// line ends at the same x and each name, spread to keep 13 units from its neighbours, stays
+// within 8 units of its line's end; otherwise in a legend above the plot (a stroke of the
+// series' colour, with a dot for lines with markers, then the name).
 struct LineChart {
   std::string title;
   AxisSpec x;
   AxisSpec y;
   std::vector<LineSeries> series;
-  // Where direct labels are anchored: each series' value at this x (a leader line joins it to
-  // the label in the right margin). Unset: each series' last point.
-  std::optional<double> label_x;
 };
 std::string render_line_chart(const LineChart& chart);
 
