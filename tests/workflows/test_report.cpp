@@ -32,6 +32,7 @@ std::string write_run(const std::string& dir, const Trace& trace, const std::str
   const std::string summary = result.summary.dump(2) + "\n";
   write_files_atomically(dir, {{"summary.json", summary},
                                {"jobs.csv", result.jobs_csv},
+                               {"attempts.csv", result.attempts_csv},
                                {"timeseries.csv", result.timeseries_csv}});
   return dir;
 }
@@ -137,9 +138,10 @@ TEST_CASE("report of run outputs: every chart kind, self-contained, deterministi
   const std::string small = write_run(dir + "/small", trace, kSmallCluster);
   const std::string large = write_run(dir + "/large", trace, "4x8:V100");
   const Report report = build_report({small, large + "/summary.json"});
-  // 2 over time + 2 CDFs + 7 summary bars + energy + idle GPU-hours + restarts + lost work.
-  CHECK(report.charts == 15);
-  check_charts(report.html, 15);
+  // 2 over time + 2 Gantt + 2 CDFs + 7 summary bars + energy + idle GPU-hours + restarts + lost
+  // work.
+  CHECK(report.charts == 17);
+  check_charts(report.html, 17);
   CHECK(report.notes.empty());
   const std::string& html = report.html;
   // Nothing is fetched at view time.
@@ -176,18 +178,19 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  // 15 per-policy charts + 7 metrics against load (one trace, one cluster).
-  CHECK(report.charts == 22);
-  check_charts(report.html, 22);
+  // 15 per-policy charts + 2 Gantt + 7 metrics against load (one trace, one cluster).
+  CHECK(report.charts == 24);
+  check_charts(report.html, 24);
   CHECK_THAT(report.html, Catch::Contains("Metrics against load"));
   CHECK_THAT(report.html, Catch::Contains("load scale (x the trace&#39;s arrival rate)"));
   CHECK_THAT(report.html, Catch::Contains("mean over 3 seeds, band: 95% CI"));
   CHECK_THAT(report.html, Catch::Contains("at load scale 1 "));
   // fifo ignores the seed: the band has zero width but is drawn for both variants.
   CHECK(count_of(report.html, "class=\"band\"") == 14);
-  const Report at_two = build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0});
+  const Report at_two =
+      build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0, {}, {}});
   CHECK_THAT(at_two.html, Catch::Contains("at load scale 2 "));
-  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0}) ==
+  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0, {}, {}}) ==
         "--load 3: not a load scale of " + options.out_dir + "/results.jsonl");
   fs::remove_all(dir);
 }
@@ -211,8 +214,8 @@ TEST_CASE("report rejects bad input with one line naming the file", "[workflows]
   fs::remove(dir + "/run/timeseries.csv");
   // Without timeseries.csv and jobs.csv the report still has its summary charts, with notes.
   const Report partial = build_report({dir + "/run"});
-  CHECK(partial.charts == 1);  // mean wait is the only metric present
-  CHECK(partial.notes.size() == 2);
+  CHECK(partial.charts == 1);        // mean wait is the only metric present
+  CHECK(partial.notes.size() == 3);  // no timeseries.csv, jobs.csv, attempts.csv
   std::ofstream(dir + "/results.jsonl") << "not json\n";
   CHECK(error_of({dir + "/results.jsonl"}) ==
         dir + "/results.jsonl:1: not a JSON object (expected one results row per line)");
@@ -396,8 +399,8 @@ TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, a
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  CHECK(report.charts == 15);  // the per-policy charts only
-  check_charts(report.html, 15);
+  CHECK(report.charts == 17);  // the per-policy charts only (2 Gantt)
+  check_charts(report.html, 17);
   CHECK(count_of(report.html, "Metrics against load") == 0);
   CHECK(count_of(report.html, " vs load") == 0);
   CHECK(count_of(report.html, "load scale (x the trace") == 0);
@@ -424,7 +427,7 @@ TEST_CASE("report leaves a run without a metric out of that chart instead of dra
   const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
   const std::string large_label = "fifo (" + fs::path(large).lexically_normal().string() + ")";
   CHECK(count_of(report.html, "; no value for " + report::html_escape(small_label)) == 3);
-  CHECK(report.charts == 15);
+  CHECK(report.charts == 17);
   const std::string wait_chart = chart_named(report.html, "Mean wait");
   REQUIRE_FALSE(wait_chart.empty());
   CHECK(wait_chart.find(report::html_escape(small_label)) == std::string::npos);

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report_gantt.hpp"
 #include "report_svg.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
@@ -31,6 +33,7 @@ namespace {
 
 constexpr std::size_t kMaxSeriesPoints = 400;
 constexpr std::size_t kMaxCdfPoints = 300;
+constexpr std::size_t kMaxGanttRuns = 8;
 
 struct SeriesRow {
   double time_s = 0;
@@ -50,6 +53,8 @@ struct RunData {
   std::vector<double> waits_s;
   std::vector<double> jcts_s;
   bool has_jobs = false;
+  std::unordered_map<std::string, std::string> tenants;  // job id -> tenant (jobs.csv)
+  std::optional<GanttRun> attempts;                      // attempts.csv, for the Gantt chart
   const SweepGroup* group = nullptr;  // sweeps: across-seed statistics for the bars
 };
 
@@ -112,8 +117,13 @@ void read_jobs(const std::string& path, RunData& run) {
   const CsvHeader header(header_row(reader, path));
   const std::size_t wait = require_column(header, "waiting_time", path);
   const std::size_t turnaround = require_column(header, "turnaround_time", path);
+  const auto job_id = header.find("job_id");
+  const auto tenant = header.find("tenant");  // older outputs have none
   std::vector<std::string_view> fields;
   while (reader.next_row(fields)) {
+    if (job_id && tenant && *job_id < fields.size() && *tenant < fields.size() &&
+        !trim(fields[*tenant]).empty())
+      run.tenants.emplace(trim(fields[*job_id]), trim(fields[*tenant]));
     if (wait < fields.size() && !trim(fields[wait]).empty())
       run.waits_s.push_back(field_number(fields, wait, "waiting_time", reader));
     if (turnaround < fields.size() && !trim(fields[turnaround]).empty())
@@ -160,6 +170,19 @@ RunData read_run_dir(const fs::path& dir, const std::string& source,
   } else {
     notes.push_back(
         fmt::format("{}: no jobs.csv; the CDF charts leave this run out", dir.string()));
+  }
+  if (fs::exists(dir / "attempts.csv", ec)) {
+    const auto nodes = numeric_at(run.summary, "cluster.nodes");
+    const auto gpus = numeric_at(run.summary, "cluster.gpus");
+    if (!nodes || !gpus || *nodes < 1 || *gpus < 1)
+      throw ConfigError(
+          fmt::format("{}: expected cluster.nodes and cluster.gpus >= 1 (to draw attempts.csv)",
+                      (dir / "summary.json").string()));
+    run.attempts = read_attempts((dir / "attempts.csv").string(), static_cast<std::size_t>(*nodes),
+                                 static_cast<std::size_t>(*gpus), run.tenants);
+    run.tenants.clear();  // the attempts carry them now
+  } else {
+    notes.push_back(fmt::format("{}: no attempts.csv; no Gantt chart of this run", dir.string()));
   }
   return run;
 }
@@ -741,7 +764,11 @@ svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} s
 svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
 svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
 svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
-svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333} svg .category{font-size:11px;fill:#222}
+svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333}
+svg .key-heading{font-size:11px;font-weight:600;fill:#333} svg .row-label{font-size:10px;fill:#444}
+svg .row-band{fill:#f4f4f4} svg .separator{stroke:#c4c4c4;stroke-width:.6}
+svg .outlined .bar{stroke:#fff;stroke-width:.6} svg .bar-label{font-size:9px;pointer-events:none}
+svg .end-preempted{fill:#111111} svg .end-failed{fill:#E0001B} svg .category{font-size:11px;fill:#222}
 svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
 table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
 table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}
@@ -773,6 +800,72 @@ constexpr const char* kRenderCheck = R"JS(
   document.body.setAttribute('data-tick-overlaps', String(overlaps));
 })();
 )JS";
+
+// One Gantt chart per run with attempts.csv (the first kMaxGanttRuns), all over one window:
+// --from/--to, else the busiest 24 h of those runs together.
+std::string gantt_section(const std::vector<RunData>& runs, const ReportOptions& options,
+                          std::vector<std::string>& notes) {
+  std::vector<const RunData*> drawn;
+  for (const auto& r : runs)
+    if (r.attempts) drawn.push_back(&r);
+  if (drawn.empty()) return "";
+  if (drawn.size() > kMaxGanttRuns) {
+    notes.push_back(fmt::format("Gantt charts: the first {} of the {} runs with attempts.csv",
+                                kMaxGanttRuns, drawn.size()));
+    drawn.resize(kMaxGanttRuns);
+  }
+  std::vector<const GanttRun*> attempts;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const RunData* r : drawn) {
+    attempts.push_back(&*r->attempts);
+    for (const auto& a : r->attempts->attempts) {
+      lo = std::min(lo, a.start_s);
+      hi = std::max(hi, a.end_s);
+    }
+  }
+  if (!(hi >= lo)) {
+    notes.push_back("Gantt charts: attempts.csv lists no attempt (no job started)");
+    return "";
+  }
+  double from = lo, to = hi;
+  std::string how;
+  if (options.from_s || options.to_s) {
+    from = options.from_s.value_or(lo);
+    to = options.to_s.value_or(hi);
+    if (!(to > from))
+      throw ConfigError(fmt::format("--from/--to: the window is empty ({} s to {} s)",
+                                    format_number(from), format_number(to)));
+    how = "set by --from/--to";
+  } else {
+    const auto window = busiest_window(attempts, kDaySeconds);
+    from = window->first;
+    to = window->second;
+    how = hi - lo <= kDaySeconds ? "the whole run: it spans no more than a day"
+                                 : "the busiest 24 h: the most busy GPU time of the runs shown";
+    if (!(to > from)) to = from + 1;
+  }
+  const GanttCategories categories = gantt_categories(attempts);
+  const DurationUnit unit = duration_unit(to - from);
+  const auto at = [](double t, const DurationUnit& u) {
+    return format_value(t / u.seconds, 4) + " " + u.name;
+  };
+  const DurationUnit run_unit = duration_unit(hi - lo);
+  std::string out = "<section id=\"gantt\"><h2>Schedule (Gantt)</h2>\n";
+  out += fmt::format(
+      "<p class=\"caption\">Window: simulated time {} to {} ({}); runs span {} to {}.</p>\n",
+      at(from, unit), at(to, unit), how, at(lo, run_unit), at(hi, run_unit));
+  for (const RunData* r : drawn) {
+    const std::string title = "Schedule of " + r->label;
+    const GanttChart chart = render_gantt(title, *r->attempts, categories, from, to);
+    const double busy_h = busy_gpu_seconds({&*r->attempts}, from, to) / 3600.0;
+    out +=
+        figure_html({title,
+                     fmt::format("{} attempt{} in the window, {} busy GPU-hours; {}", chart.bars,
+                                 chart.bars == 1 ? "" : "s", format_value(busy_h), chart.caption),
+                     chart.svg});
+  }
+  return out + "</section>\n";
+}
 
 std::string section(const std::string& title, const std::vector<Figure>& figures) {
   if (figures.empty()) return "";
@@ -871,6 +964,7 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   }
   html += "</header>\n";
   html += section("Over time", over_time_figures(runs));
+  html += gantt_section(runs, options, report.notes);
   html += section("Wait and completion time", cdf_figures(runs));
   html += section("Summary metrics", summary_figures(runs));
   html += section("Energy and idle capacity", energy_figures(runs));

@@ -267,6 +267,16 @@ DurationUnit duration_unit(double max_s) {
   return {"d", 86400};
 }
 
+std::vector<std::pair<double, std::string>> linear_ticks(double lo, double hi, double pixel_lo,
+                                                         double pixel_hi, int target_ticks,
+                                                         bool horizontal) {
+  AxisSpec spec;
+  spec.min = lo;
+  spec.max = hi;
+  spec.include_zero = false;
+  return resolve_axis(spec, lo, hi, pixel_lo, pixel_hi, target_ticks, horizontal).ticks;
+}
+
 std::string render_line_chart(const LineChart& chart) {
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
   double y_lo = x_lo, y_hi = -x_lo;

@@ -1,6 +1,7 @@
 // Inline-SVG charts for the HTML report: line charts (with confidence bands; series named at
-// the line ends or in a legend) and horizontal bar charts. Output is deterministic text:
-// coordinates are printed with one decimal, no random ids, no external references.
+// the line ends or in a legend) and horizontal bar charts; the Gantt chart is in
+// report_gantt.hpp. Output is deterministic text: coordinates are printed with one
+// decimal, no random ids, no external references.
 //
 // Every data-bearing element carries class "mark"; the report's render check counts them.
 // Every number printed in a chart (ticks, bar-end values, tooltips) goes through format_value,
@@ -87,6 +88,12 @@ struct LineChart {
   std::vector<LineSeries> series;
 };
 std::string render_line_chart(const LineChart& chart);
+
+// Ticks of a linear axis over exactly [lo, hi] drawn on [pixel_lo, pixel_hi]: "nice" values
+// with format_value text, thinned so that labels keep kMinTickGap apart.
+std::vector<std::pair<double, std::string>> linear_ticks(double lo, double hi, double pixel_lo,
+                                                         double pixel_hi, int target_ticks,
+                                                         bool horizontal);
 
 struct BarSegment {
   std::string label;           // "" for a single-segment chart
