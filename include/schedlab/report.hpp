@@ -2,9 +2,9 @@
 // time) from run outputs or sweep results.
 //
 // Inputs: run output directories (summary.json, timeseries.csv, jobs.csv, attempts.csv) or
-// their summary.json files, one per policy to compare; or one sweep output directory (or its
-// results.jsonl). Every output directory must be a complete output set (its
-// .schedlab-complete marker).
+// their summary.json files, one per policy to compare; `compare -o` directories (every policy
+// they hold); or one sweep output directory (or its results.jsonl). Every output directory
+// must be a complete output set (its .schedlab-complete marker).
 // Contents: utilization and queue length over time per policy, a Gantt chart per run (GPU rows
 // by node, attempts coloured by tenant, over one time window), CDFs of wait and JCT, bars of the
 // summary metrics, energy and idle GPU-hours, restarts and lost work, a table of every numeric

@@ -41,8 +41,8 @@ Action add_report_command(CLI::App& app) {
       "report",
       "write one self-contained HTML report (inline SVG charts) of run outputs or sweep results");
   cmd->add_option("results", a->inputs,
-                  "run output directories (one per policy) or their summary.json, or one sweep "
-                  "output directory")
+                  "run output directories (one per policy) or their summary.json, compare -o "
+                  "directories, or one sweep output directory")
       ->required();
   cmd->add_option("-o,--out", a->out, "HTML file to write")->capture_default_str();
   cmd->add_option("--title", a->title, "page title");

@@ -198,7 +198,8 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
 TEST_CASE("report rejects bad input with one line naming the file", "[workflows][report]") {
   const std::string dir = fresh_temp_dir("report-bad");
   CHECK(error_of({dir + "/nothing"}) == dir + "/nothing: no such file or directory");
-  CHECK(error_of({dir}) == dir + ": directory holds neither summary.json nor results.jsonl");
+  CHECK(error_of({dir}) ==
+        dir + ": directory holds no summary.json, results.jsonl or compare.json");
   fs::create_directories(dir + "/run");
   std::ofstream(dir + "/run/summary.json") << "{\"policy\": \"fifo\", \"wait_s\": {\"mean\": 1}}";
   CHECK(error_of({dir + "/run"}) ==

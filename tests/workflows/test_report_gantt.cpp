@@ -1,4 +1,5 @@
-// The report's Gantt chart: rows, window, clipping, aggregation.
+// The report's Gantt chart (rows, window, clipping, aggregation) and compare -o directories as
+// report input.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -358,5 +359,39 @@ TEST_CASE("Gantt charts of big clusters aggregate rows and stay small",
   CHECK(mid_chart.bars > report::kMaxBars);
   CHECK(count_of(mid_chart.svg, "class=\"mark bar\"") == 0);
   CHECK(mid_chart.svg.size() < 1'500'000);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("report reads a compare -o directory and refuses an incomplete one",
+          "[workflows][report][gantt]") {
+  const std::string dir = fresh_temp_dir("gantt-compare");
+  const std::string trace_path = write_small_trace(dir);
+  const std::string out = dir + "/cmp";
+  const auto compared = run_command(
+      schedlab_binary() + " compare -t " + shell_quote(trace_path) + " -c " + kSmallCluster +
+      " --policies fifo,sjf --param sjf:blocking=false -o " + shell_quote(out));
+  INFO(compared.err);
+  REQUIRE(compared.exit_code == 0);
+  const Report report = build_report({out});
+  // Both policies, labelled as compare labels them, with every chart of a run report.
+  CHECK(report.charts == 17);
+  CHECK(report.notes.empty());
+  CHECK_FALSE(chart_named(report.html, "Schedule of fifo").empty());
+  CHECK_FALSE(chart_named(report.html, "Schedule of sjf(blocking=false)").empty());
+  CHECK_THAT(report.html, Catch::Contains(">sjf(blocking=false)</b>: " + out + "/sjf"));
+  CHECK(build_report({out + "/compare.json"}).html == report.html);
+  const auto cli = run_command(schedlab_binary() + " report " + shell_quote(out) + " -o " +
+                               shell_quote(dir + "/r.html"));
+  CHECK(cli.exit_code == 0);
+  CHECK(cli.out == "report: 17 charts written to " + dir + "/r.html\n");
+
+  // Without the directory's marker (an interrupted compare) or a policy's, it is refused.
+  const std::string marker = read_text(out + "/" + kCompleteMarker);
+  fs::remove(out + "/" + kCompleteMarker);
+  CHECK_THAT(error_of({out}), Catch::StartsWith(out + ": incomplete output set"));
+  std::ofstream(out + "/" + kCompleteMarker) << marker;
+  CHECK(error_of({out}) == "(no error)");
+  fs::remove(out + "/sjf/" + kCompleteMarker);
+  CHECK_THAT(error_of({out}), Catch::StartsWith(out + "/sjf: incomplete output set"));
   fs::remove_all(dir);
 }

@@ -187,6 +187,42 @@ RunData read_run_dir(const fs::path& dir, const std::string& source,
   return run;
 }
 
+// A `compare -o` directory: compare.json names the policies, each with its run outputs in
+// DIR/<policy>/, labelled as compare labels them ("priority(blocking=false)").
+std::vector<RunData> read_compare_dir(const fs::path& dir, std::vector<std::string>& notes) {
+  require_complete_output_set(dir.string());
+  const std::string path = (dir / "compare.json").string();
+  Json compare;
+  try {
+    compare = parse_json_text<Json>(read_file_bytes(path), path);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", path, e.byte));
+  }
+  if (!compare.is_object() || !compare.contains("runs") || !compare["runs"].is_array() ||
+      compare["runs"].empty())
+    throw ConfigError(fmt::format("{}: expected an object with a non-empty 'runs' array", path));
+  std::vector<RunData> runs;
+  for (const auto& entry : compare["runs"]) {
+    if (!entry.is_object() || !entry.contains("policy") || !entry["policy"].is_string())
+      throw ConfigError(fmt::format("{}: every run needs a 'policy' name", path));
+    const std::string policy = entry["policy"].get<std::string>();
+    const fs::path run_dir = dir / policy;
+    std::error_code ec;
+    if (!fs::exists(run_dir / "summary.json", ec))
+      throw ConfigError(fmt::format("{}: no summary.json for policy '{}' listed in {}",
+                                    run_dir.string(), policy, path));
+    RunData run = read_run_dir(run_dir, run_dir.string(), notes);
+    std::string params;
+    if (entry.contains("params") && entry["params"].is_object())
+      for (const auto& [key, value] : entry["params"].items())
+        params += fmt::format("{}{}={}", params.empty() ? "" : ",", key,
+                              value.is_string() ? value.get<std::string>() : value.dump());
+    run.label = params.empty() ? policy : fmt::format("{}({})", policy, params);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
 // Whether `path` is sweep results (a .jsonl file or a directory holding results.jsonl).
 std::optional<std::string> sweep_results_path(const std::string& path) {
   std::error_code ec;
@@ -908,12 +944,20 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
     if (!fs::is_directory(dir, ec)) {
       dir = fs::path(input).parent_path();
       if (dir.empty()) dir = ".";
-      if (fs::path(input).filename() != "summary.json")
+      const fs::path name = fs::path(input).filename();
+      if (name != "summary.json" && name != "compare.json")
         throw ConfigError(fmt::format(
-            "{}: expected a run output directory, its summary.json, or sweep results", input));
-    } else if (!fs::exists(dir / "summary.json", ec)) {
+            "{}: expected a run output directory, its summary.json, a compare -o directory, or "
+            "sweep results",
+            input));
+    }
+    if (!fs::exists(dir / "summary.json", ec) && fs::exists(dir / "compare.json", ec)) {
+      for (auto& run : read_compare_dir(dir, report.notes)) runs.push_back(std::move(run));
+      continue;
+    }
+    if (!fs::exists(dir / "summary.json", ec)) {
       throw ConfigError(
-          fmt::format("{}: directory holds neither summary.json nor results.jsonl", input));
+          fmt::format("{}: directory holds no summary.json, results.jsonl or compare.json", input));
     }
     RunData run = read_run_dir(dir, input, report.notes);
     run.label = run.summary.contains("policy") && run.summary["policy"].is_string()
