@@ -1,12 +1,16 @@
 // The visual report: one self-contained HTML file (inline CSS and SVG, no network at view
 // time) from run outputs or sweep results.
 //
-// Inputs: run output directories (summary.json, timeseries.csv, jobs.csv) or their summary.json
-// files, one per policy to compare; or one sweep output directory (or its results.jsonl).
-// Contents: utilization and queue length over time per policy, CDFs of wait and JCT, bars of the
+// Inputs: run output directories (summary.json, timeseries.csv, jobs.csv, attempts.csv) or
+// their summary.json files, one per policy to compare; `compare -o` directories (every policy
+// they hold); or one sweep output directory (or its results.jsonl). Every output directory
+// must be a complete output set (its .schedlab-complete marker).
+// Contents: utilization and queue length over time per policy, a Gantt chart per run (GPU rows
+// by node, attempts coloured by tenant, over one time window), CDFs of wait and JCT, bars of the
 // summary metrics, energy and idle GPU-hours, restarts and lost work, a table of every numeric
 // metric; for a sweep also each metric against load with 95% confidence bands across seeds.
-// Charts carry direct labels (no legend) and axes with units. The output is deterministic: the
+// Line charts name their series at the line ends when those are clear of each other, else in a
+// legend (never with leader lines); every axis has its unit. The output is deterministic: the
 // same inputs give the same bytes.
 #pragma once
 
@@ -21,6 +25,10 @@ struct ReportOptions {
   // Sweeps: the load scale whose cells feed the per-policy charts (default: the one closest to
   // 1). Must be one of the sweep's load scales.
   std::optional<double> load_scale;
+  // The Gantt charts' time window, in seconds of simulated time (unset ends: the runs' first
+  // start, last end). Neither set: the busiest 24 h of the runs shown together.
+  std::optional<double> from_s;
+  std::optional<double> to_s;
 };
 
 struct Report {

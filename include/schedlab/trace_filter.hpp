@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedlab/job.hpp"
@@ -22,6 +23,10 @@ struct TraceFilter {
     return from_ms || to_ms || !tenants.empty() || !users.empty() || !statuses.empty() || limit;
   }
 };
+
+// A time of at least 0 in seconds, or with a unit: "3600", "90s", "30m", "12h", "2d" -> ms;
+// nullopt otherwise.
+std::optional<TimeMs> parse_time_with_unit(std::string_view text);
 
 // Parses repeatable "--filter KEY=VALUE" items: from=TIME, to=TIME (seconds of trace time, or
 // with a unit: 90s, 30m, 12h, 2d), tenant=A[,B...], user=A[,B...], status=A[,B...], limit=N.

@@ -2,6 +2,7 @@
 // shown as one table (policy by metric, named by the metric catalog), or JSON / CSV.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -216,6 +217,12 @@ Action add_compare_command(CLI::App& app) {
     inputs.traces.push_back(load_trace(args->sim.trace, args->sim.format, args->sim.filters));
     const Trace& trace = inputs.traces.front();
 
+    // Rewriting an earlier comparison: the directory reads as incomplete until compare.json
+    // and its marker are written again, after every policy's outputs.
+    if (!args->out_dir.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove(std::filesystem::path(args->out_dir) / kCompleteMarker, ignored);
+    }
     const std::vector<SweepCell> cells = expand_cells(spec);
     std::vector<nlohmann::ordered_json> summaries(cells.size());
     std::vector<std::exception_ptr> failures(cells.size());

@@ -10,9 +10,6 @@
 
 namespace schedlab {
 
-namespace {
-
-// "3600", "90s", "30m", "12h", "2d" -> milliseconds.
 std::optional<TimeMs> parse_time_with_unit(std::string_view text) {
   text = trim(text);
   double scale = 1.0;
@@ -33,6 +30,8 @@ std::optional<TimeMs> parse_time_with_unit(std::string_view text) {
   if (!value || *value < 0) return std::nullopt;
   return seconds_to_ms(*value * scale);
 }
+
+namespace {
 
 void split_list(std::string_view text, std::vector<std::string>& out) {
   std::size_t start = 0;

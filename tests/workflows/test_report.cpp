@@ -32,6 +32,7 @@ std::string write_run(const std::string& dir, const Trace& trace, const std::str
   const std::string summary = result.summary.dump(2) + "\n";
   write_files_atomically(dir, {{"summary.json", summary},
                                {"jobs.csv", result.jobs_csv},
+                               {"attempts.csv", result.attempts_csv},
                                {"timeseries.csv", result.timeseries_csv}});
   return dir;
 }
@@ -106,11 +107,11 @@ double smallest_tick_gap(const std::string& svg) {
 }
 
 // A run directory by hand: a minimal summary and a jobs.csv whose waits and JCTs spread from
-// under a second to about a month (log-spaced), so the CDF axes span 1 s .. 1000 d.
+// under a second to about eight years (log-spaced), so the CDF axes span 1 s .. 10^9 s.
 std::string write_wide_run(const std::string& dir, const std::string& policy) {
   std::string jobs = "job_id,waiting_time,turnaround_time\n";
   for (int i = 0; i < 60; ++i) {
-    const double wait = 0.5 * std::pow(10.0, i * 6.7 / 59);
+    const double wait = 0.5 * std::pow(10.0, i * 8.7 / 59);
     jobs += fmt::format("{},{},{}\n", i, wait, wait * 1.5 + 30);
   }
   write_files_atomically(
@@ -137,9 +138,10 @@ TEST_CASE("report of run outputs: every chart kind, self-contained, deterministi
   const std::string small = write_run(dir + "/small", trace, kSmallCluster);
   const std::string large = write_run(dir + "/large", trace, "4x8:V100");
   const Report report = build_report({small, large + "/summary.json"});
-  // 2 over time + 2 CDFs + 7 summary bars + energy + idle GPU-hours + restarts + lost work.
-  CHECK(report.charts == 15);
-  check_charts(report.html, 15);
+  // 2 over time + 2 Gantt + 2 CDFs + 7 summary bars + energy + idle GPU-hours + restarts + lost
+  // work.
+  CHECK(report.charts == 17);
+  check_charts(report.html, 17);
   CHECK(report.notes.empty());
   const std::string& html = report.html;
   // Nothing is fetched at view time.
@@ -156,7 +158,8 @@ TEST_CASE("report of run outputs: every chart kind, self-contained, deterministi
     CHECK(count_of(html, text) >= 1);
   }
   const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
-  CHECK(count_of(html, "class=\"direct-label\"") == 8);  // 2 runs x 4 line charts
+  // 2 runs x 4 line charts, each run named once per chart (at its line's end or in a legend).
+  CHECK(count_of(html, "class=\"direct-label\"") + count_of(html, "class=\"legend-label\"") == 8);
   CHECK_THAT(html, Catch::Contains("<title>" + small_label + "</title>"));
   // The smaller cluster waits longer: its mean-wait bar is longer.
   CHECK_THAT(html, Catch::Contains("wait_s.mean"));
@@ -175,18 +178,19 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  // 15 per-policy charts + 7 metrics against load (one trace, one cluster).
-  CHECK(report.charts == 22);
-  check_charts(report.html, 22);
+  // 15 per-policy charts + 2 Gantt + 7 metrics against load (one trace, one cluster).
+  CHECK(report.charts == 24);
+  check_charts(report.html, 24);
   CHECK_THAT(report.html, Catch::Contains("Metrics against load"));
   CHECK_THAT(report.html, Catch::Contains("load scale (x the trace&#39;s arrival rate)"));
   CHECK_THAT(report.html, Catch::Contains("mean over 3 seeds, band: 95% CI"));
   CHECK_THAT(report.html, Catch::Contains("at load scale 1 "));
   // fifo ignores the seed: the band has zero width but is drawn for both variants.
   CHECK(count_of(report.html, "class=\"band\"") == 14);
-  const Report at_two = build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0});
+  const Report at_two =
+      build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0, {}, {}});
   CHECK_THAT(at_two.html, Catch::Contains("at load scale 2 "));
-  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0}) ==
+  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0, {}, {}}) ==
         "--load 3: not a load scale of " + options.out_dir + "/results.jsonl");
   fs::remove_all(dir);
 }
@@ -194,7 +198,8 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
 TEST_CASE("report rejects bad input with one line naming the file", "[workflows][report]") {
   const std::string dir = fresh_temp_dir("report-bad");
   CHECK(error_of({dir + "/nothing"}) == dir + "/nothing: no such file or directory");
-  CHECK(error_of({dir}) == dir + ": directory holds neither summary.json nor results.jsonl");
+  CHECK(error_of({dir}) ==
+        dir + ": directory holds no summary.json, results.jsonl or compare.json");
   fs::create_directories(dir + "/run");
   std::ofstream(dir + "/run/summary.json") << "{\"policy\": \"fifo\", \"wait_s\": {\"mean\": 1}}";
   CHECK(error_of({dir + "/run"}) ==
@@ -210,8 +215,8 @@ TEST_CASE("report rejects bad input with one line naming the file", "[workflows]
   fs::remove(dir + "/run/timeseries.csv");
   // Without timeseries.csv and jobs.csv the report still has its summary charts, with notes.
   const Report partial = build_report({dir + "/run"});
-  CHECK(partial.charts == 1);  // mean wait is the only metric present
-  CHECK(partial.notes.size() == 2);
+  CHECK(partial.charts == 1);        // mean wait is the only metric present
+  CHECK(partial.notes.size() == 3);  // no timeseries.csv, jobs.csv, attempts.csv
   std::ofstream(dir + "/results.jsonl") << "not json\n";
   CHECK(error_of({dir + "/results.jsonl"}) ==
         dir + "/results.jsonl:1: not a JSON object (expected one results row per line)");
@@ -257,7 +262,8 @@ TEST_CASE("report tick labels keep a gap, and close log ticks keep the unit boun
   const std::string dir = fresh_temp_dir("report-ticks");
   const Report wide =
       build_report({write_wide_run(dir + "/a", "fifo"), write_wide_run(dir + "/b", "sjf")});
-  // The JCT axis reaches 1000 d: 10 h and 1 d sit 18 units apart; 1 d (a unit boundary) stays.
+  // The axes span 9 decades: 10 h and 1 d sit about 21 units apart, too close for both
+  // labels; 1 d (a unit boundary) stays.
   for (const char* title :
        {"Wait time, cumulative distribution", "Job completion time, cumulative distribution"}) {
     INFO(title);
@@ -394,8 +400,8 @@ TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, a
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  CHECK(report.charts == 15);  // the per-policy charts only
-  check_charts(report.html, 15);
+  CHECK(report.charts == 17);  // the per-policy charts only (2 Gantt)
+  check_charts(report.html, 17);
   CHECK(count_of(report.html, "Metrics against load") == 0);
   CHECK(count_of(report.html, " vs load") == 0);
   CHECK(count_of(report.html, "load scale (x the trace") == 0);
@@ -422,12 +428,65 @@ TEST_CASE("report leaves a run without a metric out of that chart instead of dra
   const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
   const std::string large_label = "fifo (" + fs::path(large).lexically_normal().string() + ")";
   CHECK(count_of(report.html, "; no value for " + report::html_escape(small_label)) == 3);
-  CHECK(report.charts == 15);
+  CHECK(report.charts == 17);
   const std::string wait_chart = chart_named(report.html, "Mean wait");
   REQUIRE_FALSE(wait_chart.empty());
   CHECK(wait_chart.find(report::html_escape(small_label)) == std::string::npos);
   CHECK(wait_chart.find(report::html_escape(large_label)) != std::string::npos);
   const std::string utilization_chart = chart_named(report.html, "GPU utilization");
   CHECK(utilization_chart.find(report::html_escape(small_label)) != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("line charts name series at the line ends or in a legend, without leader lines",
+          "[workflows][report]") {
+  // Ends far apart: names right of the line ends, at the ends' heights.
+  report::LineChart chart;
+  chart.title = "t";
+  chart.x.label = "x (s)";
+  chart.y.label = "y (count)";
+  chart.series = {{"low", "#0072B2", {{0, 1}, {10, 10}}, {}, false},
+                  {"high", "#D55E00", {{0, 2}, {10, 90}}, {}, false}};
+  const std::string apart = report::render_line_chart(chart);
+  const auto labels = matches(apart,
+                              "<text class=\"direct-label\" x=\"([0-9.]+)\" y=\"([0-9.]+)\" "
+                              "fill=\"(#[0-9A-F]+)\">([a-z]+)<");
+  REQUIRE(labels.size() == 2);
+  CHECK(count_of(apart, "legend-label") == 0);
+  std::map<std::string, std::pair<double, double>> ends;  // colour -> last point of its line
+  for (const auto& m : matches(apart,
+                               "<path class=\"mark line\" d=\"[^\"]* L([0-9.]+),([0-9.]+)\" "
+                               "stroke=\"(#[0-9A-F]+)\""))
+    ends[m[2]] = {std::stod(m[0]), std::stod(m[1])};
+  for (const auto& label : labels) {
+    INFO(label[3]);
+    REQUIRE(ends.contains(label[2]));
+    CHECK(std::stod(label[0]) == Approx(ends[label[2]].first + 6).margin(0.11));
+    CHECK(std::abs(std::stod(label[1]) - 4 - ends[label[2]].second) <= 0.11);
+  }
+  // Ends that coincide (or lines ending at different x): a legend, no names at the ends.
+  chart.series[1].points.back().y = 10.1;  // 2 units above the other end
+  const std::string close = report::render_line_chart(chart);
+  CHECK(count_of(close, "class=\"direct-label\"") == 0);
+  CHECK(count_of(close, "class=\"legend-label\"") == 2);
+  chart.series[1].points.back() = {8, 90};
+  CHECK(count_of(report::render_line_chart(chart), "class=\"legend-label\"") == 2);
+
+  // Whole reports: no leader lines, no dashed strokes anywhere; every line chart names each of
+  // its series once.
+  const std::string dir = fresh_temp_dir("report-labels");
+  const Trace trace = trace_from_csv(small_trace_csv(), "small.csv");
+  const std::string small = write_run(dir + "/small", trace, kSmallCluster);
+  const std::string large = write_run(dir + "/large", trace, "4x8:V100");
+  const Report report = build_report({small, large});
+  CHECK(count_of(report.html, "leader") == 0);
+  CHECK(count_of(report.html, "stroke-dasharray") == 0);
+  std::size_t line_charts = 0;
+  for (const auto& svg : all_charts(report.html)) {
+    if (count_of(svg, "class=\"mark line\"") == 0) continue;
+    ++line_charts;
+    CHECK(count_of(svg, "class=\"direct-label\"") + count_of(svg, "class=\"legend-label\"") == 2);
+  }
+  CHECK(line_charts == 4);
   fs::remove_all(dir);
 }

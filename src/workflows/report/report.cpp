@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report_gantt.hpp"
 #include "report_svg.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
@@ -31,6 +33,7 @@ namespace {
 
 constexpr std::size_t kMaxSeriesPoints = 400;
 constexpr std::size_t kMaxCdfPoints = 300;
+constexpr std::size_t kMaxGanttRuns = 8;
 
 struct SeriesRow {
   double time_s = 0;
@@ -50,6 +53,8 @@ struct RunData {
   std::vector<double> waits_s;
   std::vector<double> jcts_s;
   bool has_jobs = false;
+  std::unordered_map<std::string, std::string> tenants;  // job id -> tenant (jobs.csv)
+  std::optional<GanttRun> attempts;                      // attempts.csv, for the Gantt chart
   const SweepGroup* group = nullptr;  // sweeps: across-seed statistics for the bars
 };
 
@@ -112,8 +117,13 @@ void read_jobs(const std::string& path, RunData& run) {
   const CsvHeader header(header_row(reader, path));
   const std::size_t wait = require_column(header, "waiting_time", path);
   const std::size_t turnaround = require_column(header, "turnaround_time", path);
+  const auto job_id = header.find("job_id");
+  const auto tenant = header.find("tenant");  // older outputs have none
   std::vector<std::string_view> fields;
   while (reader.next_row(fields)) {
+    if (job_id && tenant && *job_id < fields.size() && *tenant < fields.size() &&
+        !trim(fields[*tenant]).empty())
+      run.tenants.emplace(trim(fields[*job_id]), trim(fields[*tenant]));
     if (wait < fields.size() && !trim(fields[wait]).empty())
       run.waits_s.push_back(field_number(fields, wait, "waiting_time", reader));
     if (turnaround < fields.size() && !trim(fields[turnaround]).empty())
@@ -161,7 +171,56 @@ RunData read_run_dir(const fs::path& dir, const std::string& source,
     notes.push_back(
         fmt::format("{}: no jobs.csv; the CDF charts leave this run out", dir.string()));
   }
+  if (fs::exists(dir / "attempts.csv", ec)) {
+    const auto nodes = numeric_at(run.summary, "cluster.nodes");
+    const auto gpus = numeric_at(run.summary, "cluster.gpus");
+    if (!nodes || !gpus || *nodes < 1 || *gpus < 1)
+      throw ConfigError(
+          fmt::format("{}: expected cluster.nodes and cluster.gpus >= 1 (to draw attempts.csv)",
+                      (dir / "summary.json").string()));
+    run.attempts = read_attempts((dir / "attempts.csv").string(), static_cast<std::size_t>(*nodes),
+                                 static_cast<std::size_t>(*gpus), run.tenants);
+    run.tenants.clear();  // the attempts carry them now
+  } else {
+    notes.push_back(fmt::format("{}: no attempts.csv; no Gantt chart of this run", dir.string()));
+  }
   return run;
+}
+
+// A `compare -o` directory: compare.json names the policies, each with its run outputs in
+// DIR/<policy>/, labelled as compare labels them ("priority(blocking=false)").
+std::vector<RunData> read_compare_dir(const fs::path& dir, std::vector<std::string>& notes) {
+  require_complete_output_set(dir.string());
+  const std::string path = (dir / "compare.json").string();
+  Json compare;
+  try {
+    compare = parse_json_text<Json>(read_file_bytes(path), path);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", path, e.byte));
+  }
+  if (!compare.is_object() || !compare.contains("runs") || !compare["runs"].is_array() ||
+      compare["runs"].empty())
+    throw ConfigError(fmt::format("{}: expected an object with a non-empty 'runs' array", path));
+  std::vector<RunData> runs;
+  for (const auto& entry : compare["runs"]) {
+    if (!entry.is_object() || !entry.contains("policy") || !entry["policy"].is_string())
+      throw ConfigError(fmt::format("{}: every run needs a 'policy' name", path));
+    const std::string policy = entry["policy"].get<std::string>();
+    const fs::path run_dir = dir / policy;
+    std::error_code ec;
+    if (!fs::exists(run_dir / "summary.json", ec))
+      throw ConfigError(fmt::format("{}: no summary.json for policy '{}' listed in {}",
+                                    run_dir.string(), policy, path));
+    RunData run = read_run_dir(run_dir, run_dir.string(), notes);
+    std::string params;
+    if (entry.contains("params") && entry["params"].is_object())
+      for (const auto& [key, value] : entry["params"].items())
+        params += fmt::format("{}{}={}", params.empty() ? "" : ",", key,
+                              value.is_string() ? value.get<std::string>() : value.dump());
+    run.label = params.empty() ? policy : fmt::format("{}({})", policy, params);
+    runs.push_back(std::move(run));
+  }
+  return runs;
 }
 
 // Whether `path` is sweep results (a .jsonl file or a directory holding results.jsonl).
@@ -265,49 +324,6 @@ std::string figure_html(const Figure& f) {
                      html_escape(f.title), html_escape(f.caption), f.svg);
 }
 
-double interpolate(const std::vector<Point>& points, double x) {
-  if (x <= points.front().x) return points.front().y;
-  if (x >= points.back().x) return points.back().y;
-  const auto it = std::lower_bound(points.begin(), points.end(), x,
-                                   [](const Point& p, double value) { return p.x < value; });
-  const Point& b = *it;
-  const Point& a = *(it - 1);
-  return b.x == a.x ? b.y : a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
-}
-
-// An x where the series are furthest apart (largest smallest vertical gap), to anchor direct
-// labels; nullopt for a single series (its last point is used).
-std::optional<double> separating_x(const std::vector<LineSeries>& series, bool log_x) {
-  if (series.size() < 2) return std::nullopt;
-  double lo = -std::numeric_limits<double>::infinity(),
-         hi = std::numeric_limits<double>::infinity();
-  for (const auto& s : series) {
-    if (s.points.empty()) return std::nullopt;
-    lo = std::max(lo, s.points.front().x);
-    hi = std::min(hi, s.points.back().x);
-  }
-  if (!(hi > lo)) return std::nullopt;
-  double best_x = hi;
-  double best_gap = -1;
-  constexpr int kCandidates = 48;
-  for (int i = 4; i <= kCandidates; ++i) {  // skip the leftmost stretch: labels sit on the right
-    const double t = static_cast<double>(i) / kCandidates;
-    const double x =
-        log_x ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
-    std::vector<double> ys;
-    ys.reserve(series.size());
-    for (const auto& s : series) ys.push_back(interpolate(s.points, x));
-    std::sort(ys.begin(), ys.end());
-    double gap = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 1; k < ys.size(); ++k) gap = std::min(gap, ys[k] - ys[k - 1]);
-    if (gap >= best_gap) {
-      best_gap = gap;
-      best_x = x;
-    }
-  }
-  return best_x;
-}
-
 std::vector<Point> downsample(const std::vector<SeriesRow>& rows, double unit_s,
                               double (*value)(const SeriesRow&)) {
   std::vector<Point> points;
@@ -357,8 +373,6 @@ std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
          {},
          false});
   }
-  util.label_x = separating_x(util.series, false);
-  queue.label_x = separating_x(queue.series, false);
   const std::string bucket_note = "averaged over equal time buckets";
   return {{util.title, "share of GPUs running jobs; higher is better; " + bucket_note,
            render_line_chart(util)},
@@ -417,7 +431,6 @@ std::vector<Figure> cdf_figures(const std::vector<RunData>& runs) {
       if (!points.empty()) chart.series.push_back({r.label, r.color, std::move(points), {}, false});
     }
     if (chart.series.empty()) continue;
-    chart.label_x = separating_x(chart.series, true);
     out.push_back({chart.title,
                    "share of jobs at or below each value; curves further left are better",
                    render_line_chart(chart)});
@@ -786,8 +799,12 @@ svg.chart{display:block;font-family:inherit}
 svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
 svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
 svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
-svg .errorbar{fill:none;stroke-width:1.2} svg .leader{fill:none;stroke-width:.8;stroke-dasharray:2 2}
-svg .direct-label{font-size:11px;font-weight:600} svg .category{font-size:11px;fill:#222}
+svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
+svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333}
+svg .key-heading{font-size:11px;font-weight:600;fill:#333} svg .row-label{font-size:10px;fill:#444}
+svg .row-band{fill:#f4f4f4} svg .separator{stroke:#c4c4c4;stroke-width:.6}
+svg .outlined .bar{stroke:#fff;stroke-width:.6} svg .bar-label{font-size:9px;pointer-events:none}
+svg .end-preempted{fill:#111111} svg .end-failed{fill:#E0001B} svg .category{font-size:11px;fill:#222}
 svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
 table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
 table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}
@@ -819,6 +836,72 @@ constexpr const char* kRenderCheck = R"JS(
   document.body.setAttribute('data-tick-overlaps', String(overlaps));
 })();
 )JS";
+
+// One Gantt chart per run with attempts.csv (the first kMaxGanttRuns), all over one window:
+// --from/--to, else the busiest 24 h of those runs together.
+std::string gantt_section(const std::vector<RunData>& runs, const ReportOptions& options,
+                          std::vector<std::string>& notes) {
+  std::vector<const RunData*> drawn;
+  for (const auto& r : runs)
+    if (r.attempts) drawn.push_back(&r);
+  if (drawn.empty()) return "";
+  if (drawn.size() > kMaxGanttRuns) {
+    notes.push_back(fmt::format("Gantt charts: the first {} of the {} runs with attempts.csv",
+                                kMaxGanttRuns, drawn.size()));
+    drawn.resize(kMaxGanttRuns);
+  }
+  std::vector<const GanttRun*> attempts;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const RunData* r : drawn) {
+    attempts.push_back(&*r->attempts);
+    for (const auto& a : r->attempts->attempts) {
+      lo = std::min(lo, a.start_s);
+      hi = std::max(hi, a.end_s);
+    }
+  }
+  if (!(hi >= lo)) {
+    notes.push_back("Gantt charts: attempts.csv lists no attempt (no job started)");
+    return "";
+  }
+  double from = lo, to = hi;
+  std::string how;
+  if (options.from_s || options.to_s) {
+    from = options.from_s.value_or(lo);
+    to = options.to_s.value_or(hi);
+    if (!(to > from))
+      throw ConfigError(fmt::format("--from/--to: the window is empty ({} s to {} s)",
+                                    format_number(from), format_number(to)));
+    how = "set by --from/--to";
+  } else {
+    const auto window = busiest_window(attempts, kDaySeconds);
+    from = window->first;
+    to = window->second;
+    how = hi - lo <= kDaySeconds ? "the whole run: it spans no more than a day"
+                                 : "the busiest 24 h: the most busy GPU time of the runs shown";
+    if (!(to > from)) to = from + 1;
+  }
+  const GanttCategories categories = gantt_categories(attempts);
+  const DurationUnit unit = duration_unit(to - from);
+  const auto at = [](double t, const DurationUnit& u) {
+    return format_value(t / u.seconds, 4) + " " + u.name;
+  };
+  const DurationUnit run_unit = duration_unit(hi - lo);
+  std::string out = "<section id=\"gantt\"><h2>Schedule (Gantt)</h2>\n";
+  out += fmt::format(
+      "<p class=\"caption\">Window: simulated time {} to {} ({}); runs span {} to {}.</p>\n",
+      at(from, unit), at(to, unit), how, at(lo, run_unit), at(hi, run_unit));
+  for (const RunData* r : drawn) {
+    const std::string title = "Schedule of " + r->label;
+    const GanttChart chart = render_gantt(title, *r->attempts, categories, from, to);
+    const double busy_h = busy_gpu_seconds({&*r->attempts}, from, to) / 3600.0;
+    out +=
+        figure_html({title,
+                     fmt::format("{} attempt{} in the window, {} busy GPU-hours; {}", chart.bars,
+                                 chart.bars == 1 ? "" : "s", format_value(busy_h), chart.caption),
+                     chart.svg});
+  }
+  return out + "</section>\n";
+}
 
 std::string section(const std::string& title, const std::vector<Figure>& figures) {
   if (figures.empty()) return "";
@@ -861,12 +944,20 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
     if (!fs::is_directory(dir, ec)) {
       dir = fs::path(input).parent_path();
       if (dir.empty()) dir = ".";
-      if (fs::path(input).filename() != "summary.json")
+      const fs::path name = fs::path(input).filename();
+      if (name != "summary.json" && name != "compare.json")
         throw ConfigError(fmt::format(
-            "{}: expected a run output directory, its summary.json, or sweep results", input));
-    } else if (!fs::exists(dir / "summary.json", ec)) {
+            "{}: expected a run output directory, its summary.json, a compare -o directory, or "
+            "sweep results",
+            input));
+    }
+    if (!fs::exists(dir / "summary.json", ec) && fs::exists(dir / "compare.json", ec)) {
+      for (auto& run : read_compare_dir(dir, report.notes)) runs.push_back(std::move(run));
+      continue;
+    }
+    if (!fs::exists(dir / "summary.json", ec)) {
       throw ConfigError(
-          fmt::format("{}: directory holds neither summary.json nor results.jsonl", input));
+          fmt::format("{}: directory holds no summary.json, results.jsonl or compare.json", input));
     }
     RunData run = read_run_dir(dir, input, report.notes);
     run.label = run.summary.contains("policy") && run.summary["policy"].is_string()
@@ -917,6 +1008,7 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   }
   html += "</header>\n";
   html += section("Over time", over_time_figures(runs));
+  html += gantt_section(runs, options, report.notes);
   html += section("Wait and completion time", cdf_figures(runs));
   html += section("Summary metrics", summary_figures(runs));
   html += section("Energy and idle capacity", energy_figures(runs));

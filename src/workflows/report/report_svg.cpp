@@ -16,10 +16,14 @@ namespace {
 constexpr double kWidth = 600;
 constexpr double kHeight = 320;
 constexpr double kLeft = 66;
-constexpr double kRight = 150;  // room for direct labels
+constexpr double kRight = 150;      // at most this much room for names at the line ends
+constexpr double kRightPlain = 24;  // without them
 constexpr double kTop = 14;
 constexpr double kBottom = 46;
+constexpr double kLabelFont = 11;
 constexpr double kLabelSpacing = 13;
+constexpr double kMaxLabelShift = 8;  // a name further from its line's end reads as a level
+constexpr double kLegendRow = 16;
 constexpr std::size_t kMaxLabelChars = 22;
 
 std::string num(double v) {
@@ -157,18 +161,6 @@ Mapped resolve_axis(const AxisSpec& spec, double data_lo, double data_hi, double
   return m;
 }
 
-// y of a series at x by linear interpolation between its points (clamped to its ends).
-double value_at(const std::vector<Point>& points, double x) {
-  if (x <= points.front().x) return points.front().y;
-  if (x >= points.back().x) return points.back().y;
-  const auto it = std::lower_bound(points.begin(), points.end(), x,
-                                   [](const Point& p, double value) { return p.x < value; });
-  const Point& b = *it;
-  const Point& a = *(it - 1);
-  if (b.x == a.x) return b.y;
-  return a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
-}
-
 // Spreads label positions (sorted ascending) so neighbours are at least `gap` apart, within
 // [lo, hi] where possible.
 void spread(std::vector<double>& ys, double gap, double lo, double hi) {
@@ -275,6 +267,16 @@ DurationUnit duration_unit(double max_s) {
   return {"d", 86400};
 }
 
+std::vector<std::pair<double, std::string>> linear_ticks(double lo, double hi, double pixel_lo,
+                                                         double pixel_hi, int target_ticks,
+                                                         bool horizontal) {
+  AxisSpec spec;
+  spec.min = lo;
+  spec.max = hi;
+  spec.include_zero = false;
+  return resolve_axis(spec, lo, hi, pixel_lo, pixel_hi, target_ticks, horizontal).ticks;
+}
+
 std::string render_line_chart(const LineChart& chart) {
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
   double y_lo = x_lo, y_hi = -x_lo;
@@ -290,11 +292,67 @@ std::string render_line_chart(const LineChart& chart) {
       }
     }
   }
-  const double plot_right = kWidth - kRight;
+  // Series names: at the line ends when every line ends at the same x and the names, spread
+  // to keep clear of each other, stay within kMaxLabelShift of their line's end; otherwise in
+  // a legend above the plot. Never joined to the lines by leader lines.
+  std::vector<const LineSeries*> named;
+  double label_room = 0;
+  for (const auto& s : chart.series) {
+    if (s.points.empty()) continue;
+    named.push_back(&s);
+    label_room = std::max(label_room, text_width(truncate_label(s.label), kLabelFont));
+  }
   const double plot_bottom = kHeight - kBottom;
-  const Mapped x = resolve_axis(chart.x, x_lo, x_hi, kLeft, plot_right, 6, true);
-  const Mapped y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom, kTop, 5, false);
-  std::string out = svg_open(kWidth, kHeight, chart.title);
+  const double end_right = std::min(kRight, std::ceil(label_room) + 16);
+  Mapped x = resolve_axis(chart.x, x_lo, x_hi, kLeft, kWidth - end_right, 6, true);
+  Mapped y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom, kTop, 5, false);
+  struct EndLabel {
+    double y;
+    const LineSeries* series;
+  };
+  std::vector<EndLabel> end_labels;
+  bool at_ends = !named.empty();
+  for (const LineSeries* s : named)
+    at_ends = at_ends && std::abs(x(s->points.back().x) - x(named.front()->points.back().x)) < 0.5;
+  if (at_ends) {
+    for (const LineSeries* s : named) end_labels.push_back({y(s->points.back().y), s});
+    std::stable_sort(end_labels.begin(), end_labels.end(),
+                     [](const EndLabel& a, const EndLabel& b) { return a.y < b.y; });
+    std::vector<double> ys;
+    for (const auto& l : end_labels) ys.push_back(l.y);
+    spread(ys, kLabelSpacing, kTop + 4, plot_bottom);
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      at_ends = at_ends && std::abs(ys[i] - end_labels[i].y) <= kMaxLabelShift;
+      end_labels[i].y = ys[i];
+    }
+  }
+  // The legend: one item per series (a stroke of its colour, then its name), wrapping.
+  struct LegendItem {
+    double x, y;
+    const LineSeries* series;
+  };
+  std::vector<LegendItem> legend;
+  double top = kTop;
+  if (!at_ends) {
+    end_labels.clear();
+    double lx = kLeft, ly = kTop;
+    for (const LineSeries* s : named) {
+      const double item = 24 + text_width(truncate_label(s->label), kLabelFont);
+      if (lx > kLeft && lx + item > kWidth - 8) {
+        lx = kLeft;
+        ly += kLegendRow;
+      }
+      legend.push_back({lx, ly, s});
+      lx += item + 16;
+    }
+    if (!legend.empty()) top = legend.back().y + kLegendRow + 6;
+    x = resolve_axis(chart.x, x_lo, x_hi, kLeft, kWidth - kRightPlain, 6, true);
+    y = resolve_axis(chart.y, y_lo, y_hi, plot_bottom + (top - kTop), top, 5, false);
+  }
+  const double height = kHeight + (top - kTop);
+  const double bottom = plot_bottom + (top - kTop);
+  const double plot_right = x.pixel_hi;
+  std::string out = svg_open(kWidth, height, chart.title);
   // Grid, ticks and axes.
   out += "<g class=\"axes\">\n";
   for (const auto& [value, text] : y.ticks) {
@@ -307,21 +365,21 @@ std::string render_line_chart(const LineChart& chart) {
   for (const auto& [value, text] : x.ticks) {
     const double px = x(value);
     out += fmt::format("<line class=\"tickmark\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
-                       num(px), num(plot_bottom), num(px), num(plot_bottom + 4));
+                       num(px), num(bottom), num(px), num(bottom + 4));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                       num(px), num(plot_bottom + 15), html_escape(text));
+                       num(px), num(bottom + 15), html_escape(text));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(kLeft),
-                     num(plot_bottom), num(plot_right), num(plot_bottom));
+                     num(bottom), num(plot_right), num(bottom));
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(kLeft),
-                     num(kTop), num(kLeft), num(plot_bottom));
+                     num(top), num(kLeft), num(bottom));
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                  num((kLeft + plot_right) / 2), num(kHeight - 8), html_escape(chart.x.label));
+                  num((kLeft + plot_right) / 2), num(height - 8), html_escape(chart.x.label));
   out += fmt::format(
       "<text class=\"axis-label\" transform=\"translate({},{}) rotate(-90)\" "
       "text-anchor=\"middle\">{}</text>\n",
-      num(14), num((kTop + plot_bottom) / 2), html_escape(chart.y.label));
+      num(14), num((top + bottom) / 2), html_escape(chart.y.label));
   out += "</g>\n";
   // Bands under lines.
   for (const auto& s : chart.series) {
@@ -338,11 +396,11 @@ std::string render_line_chart(const LineChart& chart) {
     for (std::size_t i = 0; i < s.points.size(); ++i) {  // error bars
       if (s.band[i].second <= s.band[i].first) continue;
       const double px = x(s.points[i].x);
-      const double top = y(s.band[i].second), bottom = y(s.band[i].first);
+      const double band_top = y(s.band[i].second), band_bottom = y(s.band[i].first);
       out += fmt::format(
           "<path class=\"errorbar\" d=\"M{0},{1} L{0},{2} M{3},{1} L{4},{1} M{3},{2} L{4},{2}\" "
           "stroke=\"{5}\"/>\n",
-          num(px), num(top), num(bottom), num(px - 3), num(px + 3), s.color);
+          num(px), num(band_top), num(band_bottom), num(px - 3), num(px + 3), s.color);
     }
   }
   // Lines and markers.
@@ -364,37 +422,25 @@ std::string render_line_chart(const LineChart& chart) {
             format_value(p.x));
     }
   }
-  // Direct labels in the right margin, spread apart, with leader lines to their anchors.
-  struct Label {
-    double anchor_x, anchor_y, y;
-    const LineSeries* series;
-  };
-  std::vector<Label> labels;
-  for (const auto& s : chart.series) {
-    if (s.points.empty()) continue;
-    const double ax = chart.label_x
-                          ? std::clamp(*chart.label_x, s.points.front().x, s.points.back().x)
-                          : s.points.back().x;
-    const double ay = chart.label_x ? value_at(s.points, ax) : s.points.back().y;
-    labels.push_back({x(ax), y(ay), y(ay), &s});
-  }
-  std::stable_sort(labels.begin(), labels.end(),
-                   [](const Label& a, const Label& b) { return a.y < b.y; });
-  std::vector<double> ys;
-  ys.reserve(labels.size());
-  for (const auto& l : labels) ys.push_back(l.y);
-  spread(ys, kLabelSpacing, kTop + 4, plot_bottom);
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    const Label& l = labels[i];
-    const double text_x = plot_right + 10;
-    if (std::abs(ys[i] - l.anchor_y) > 1.5 || text_x - l.anchor_x > 12)
-      out += fmt::format("<path class=\"leader\" d=\"M{},{} L{},{}\" stroke=\"{}\"/>\n",
-                         num(l.anchor_x), num(l.anchor_y), num(text_x - 3), num(ys[i]),
-                         l.series->color);
+  // Names at the line ends, or the legend.
+  for (const auto& l : end_labels)
     out += fmt::format(
         "<text class=\"direct-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}<title>{}</title></text>\n",
-        num(text_x), num(ys[i] + 4), l.series->color, html_escape(truncate_label(l.series->label)),
-        html_escape(l.series->label));
+        num(x(l.series->points.back().x) + 6), num(l.y + 4), l.series->color,
+        html_escape(truncate_label(l.series->label)), html_escape(l.series->label));
+  for (const auto& item : legend) {
+    const double cy = item.y + kLegendRow / 2;
+    out += fmt::format(
+        "<g class=\"legend-item\"><line class=\"legend-line\" x1=\"{}\" y1=\"{}\" x2=\"{}\" "
+        "y2=\"{}\" stroke=\"{}\"/>",
+        num(item.x), num(cy), num(item.x + 18), num(cy), item.series->color);
+    if (item.series->markers)
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", num(item.x + 9),
+                         num(cy), item.series->color);
+    out += fmt::format(
+        "<text class=\"legend-label\" x=\"{}\" y=\"{}\">{}<title>{}</title></text></g>\n",
+        num(item.x + 24), num(cy + 4), html_escape(truncate_label(item.series->label)),
+        html_escape(item.series->label));
   }
   out += "</svg>\n";
   return out;

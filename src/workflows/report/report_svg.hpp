@@ -1,5 +1,6 @@
-// Inline-SVG charts for the HTML report: line charts (with confidence bands and direct labels)
-// and horizontal bar charts. Output is deterministic text: coordinates are printed with one
+// Inline-SVG charts for the HTML report: line charts (with confidence bands; series named at
+// the line ends or in a legend) and horizontal bar charts; the Gantt chart is in
+// report_gantt.hpp. Output is deterministic text: coordinates are printed with one
 // decimal, no random ids, no external references.
 //
 // Every data-bearing element carries class "mark"; the report's render check counts them.
@@ -75,16 +76,24 @@ struct AxisSpec {
   std::vector<std::pair<double, std::string>> ticks;
 };
 
+// Series are named in the series' colour, never joined to their lines by leader lines (they
+// would read as reference levels): at the line ends (right of the last points) when every
+// line ends at the same x and each name, spread to keep 13 units from its neighbours, stays
+// within 8 units of its line's end; otherwise in a legend above the plot (a stroke of the
+// series' colour, with a dot for lines with markers, then the name).
 struct LineChart {
   std::string title;
   AxisSpec x;
   AxisSpec y;
   std::vector<LineSeries> series;
-  // Where direct labels are anchored: each series' value at this x (a leader line joins it to
-  // the label in the right margin). Unset: each series' last point.
-  std::optional<double> label_x;
 };
 std::string render_line_chart(const LineChart& chart);
+
+// Ticks of a linear axis over exactly [lo, hi] drawn on [pixel_lo, pixel_hi]: "nice" values
+// with format_value text, thinned so that labels keep kMinTickGap apart.
+std::vector<std::pair<double, std::string>> linear_ticks(double lo, double hi, double pixel_lo,
+                                                         double pixel_hi, int target_ticks,
+                                                         bool horizontal);
 
 struct BarSegment {
   std::string label;           // "" for a single-segment chart
