@@ -860,7 +860,7 @@ std::string gantt_section(const std::vector<RunData>& runs, const ReportOptions&
     }
   }
   if (!(hi >= lo)) {
-    notes.push_back("Gantt charts: attempts.csv lists no attempt (no job started)");
+    notes.emplace_back("Gantt charts: attempts.csv lists no attempt (no job started)");
     return "";
   }
   double from = lo, to = hi;

@@ -50,7 +50,7 @@ constexpr std::array<const char*, 5> kSizeLabels = {"1 GPU", "2-4 GPUs", "5-8 GP
                                                     "33+ GPUs"};
 
 std::string num(double v) {
-  const std::string text = fmt::format("{:.1f}", v);
+  std::string text = fmt::format("{:.1f}", v);
   if (text == "-0.0") return "0";
   if (text.size() > 2 && text.ends_with(".0")) return text.substr(0, text.size() - 2);
   return text;

@@ -319,6 +319,7 @@ std::string render_line_chart(const LineChart& chart) {
     std::stable_sort(end_labels.begin(), end_labels.end(),
                      [](const EndLabel& a, const EndLabel& b) { return a.y < b.y; });
     std::vector<double> ys;
+    ys.reserve(end_labels.size());
     for (const auto& l : end_labels) ys.push_back(l.y);
     spread(ys, kLabelSpacing, kTop + 4, plot_bottom);
     for (std::size_t i = 0; i < ys.size(); ++i) {
