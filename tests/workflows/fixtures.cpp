@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "schedlab/output.hpp"
+#include "support/builders.hpp"
+
 namespace schedlab::testing {
 
 std::string small_trace_csv() {
@@ -12,6 +15,16 @@ std::string small_trace_csv() {
   for (int i = 0; i < 40; ++i)
     csv += fmt::format("j{},{},{},{}\n", i, i * 60, gpus[i % 8], ((i * 37) % 11 + 1) * 600);
   return csv;
+}
+
+std::string write_run(const std::string& dir, const Trace& trace, const std::string& cluster) {
+  const SimulationResult result = run_checked(trace, cluster);
+  const std::string summary = result.summary.dump(2) + "\n";
+  write_files_atomically(dir, {{"summary.json", summary},
+                               {"jobs.csv", result.jobs_csv},
+                               {"attempts.csv", result.attempts_csv},
+                               {"timeseries.csv", result.timeseries_csv}});
+  return dir;
 }
 
 std::string write_small_trace(const std::string& dir) {

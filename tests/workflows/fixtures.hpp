@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedlab/job.hpp"
+
 namespace schedlab::testing {
 
 // 40 jobs of 1-8 GPUs arriving every minute; on "2x8:V100" they queue.
@@ -18,6 +20,10 @@ std::string write_small_trace(const std::string& dir);
 // A sweep spec over the small trace: fifo under two labels x loads {1, 2} x seeds {1, 2}
 // (8 cells), reproducible.
 nlohmann::ordered_json small_sweep_spec(const std::string& trace_path);
+
+// Writes the outputs of an invariant-checked run of `trace` on `cluster` to DIR, as
+// `schedlab run -o DIR` does, and returns DIR.
+std::string write_run(const std::string& dir, const Trace& trace, const std::string& cluster);
 
 // Quotes a path for /bin/sh.
 std::string shell_quote(const std::string& text);

@@ -26,17 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Writes a run's outputs (as `schedlab run -o` does) and returns the directory.
-std::string write_run(const std::string& dir, const Trace& trace, const std::string& cluster) {
-  const SimulationResult result = run_checked(trace, cluster);
-  const std::string summary = result.summary.dump(2) + "\n";
-  write_files_atomically(dir, {{"summary.json", summary},
-                               {"jobs.csv", result.jobs_csv},
-                               {"attempts.csv", result.attempts_csv},
-                               {"timeseries.csv", result.timeseries_csv}});
-  return dir;
-}
-
 // Every chart is well formed: opened and closed, with data marks and axis labels.
 void check_charts(const std::string& html, std::size_t expected) {
   CHECK(count_of(html, "<svg class=\"chart\"") == expected);

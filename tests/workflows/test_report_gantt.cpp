@@ -26,16 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string write_run(const std::string& dir, const Trace& trace, const std::string& cluster) {
-  const SimulationResult result = run_checked(trace, cluster);
-  const std::string summary = result.summary.dump(2) + "\n";
-  write_files_atomically(dir, {{"summary.json", summary},
-                               {"jobs.csv", result.jobs_csv},
-                               {"attempts.csv", result.attempts_csv},
-                               {"timeseries.csv", result.timeseries_csv}});
-  return dir;
-}
-
 // A run output set by hand: a summary naming the cluster's size, attempts.csv and (optional)
 // jobs.csv.
 std::string write_attempts_run(const std::string& dir, std::size_t nodes, std::size_t gpus,
