@@ -1,11 +1,16 @@
 #include "workflows/fixtures.hpp"
 
 #include <fstream>
+#include <regex>
 
 #include <fmt/format.h>
 
+#include "schedlab/error.hpp"
 #include "schedlab/output.hpp"
 #include "support/builders.hpp"
+
+// The chart layer is internal to the library.
+#include "../../src/workflows/report/report_svg.hpp"
 
 namespace schedlab::testing {
 
@@ -25,6 +30,34 @@ std::string write_run(const std::string& dir, const Trace& trace, const std::str
                                {"attempts.csv", result.attempts_csv},
                                {"timeseries.csv", result.timeseries_csv}});
   return dir;
+}
+
+std::string chart_named(const std::string& html, const std::string& title) {
+  const std::size_t at = html.find("aria-label=\"" + report::html_escape(title) + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t begin = html.rfind("<svg class=\"chart\"", at);
+  return html.substr(begin, html.find("</svg>", at) - begin);
+}
+
+std::vector<std::vector<std::string>> matches(const std::string& text, const std::string& pattern) {
+  std::vector<std::vector<std::string>> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it) {
+    std::vector<std::string> groups;
+    for (std::size_t g = 1; g < it->size(); ++g) groups.push_back((*it)[g].str());
+    out.push_back(std::move(groups));
+  }
+  return out;
+}
+
+std::string error_of(const std::vector<std::string>& inputs, const ReportOptions& options) {
+  try {
+    build_report(inputs, options);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 std::string write_small_trace(const std::string& dir) {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "schedlab/job.hpp"
+#include "schedlab/report.hpp"
 
 namespace schedlab::testing {
 
@@ -24,6 +26,15 @@ nlohmann::ordered_json small_sweep_spec(const std::string& trace_path);
 // Writes the outputs of an invariant-checked run of `trace` on `cluster` to DIR, as
 // `schedlab run -o DIR` does, and returns DIR.
 std::string write_run(const std::string& dir, const Trace& trace, const std::string& cluster);
+
+// The report's <svg class="chart"> element whose aria-label is `title` ("" when there is none).
+std::string chart_named(const std::string& html, const std::string& title);
+
+// Every capture group 1 (and 2, 3 when present) of `pattern` in `text`, match by match.
+std::vector<std::vector<std::string>> matches(const std::string& text, const std::string& pattern);
+
+// The ConfigError message build_report throws for these inputs, "(no error)" when it throws none.
+std::string error_of(const std::vector<std::string>& inputs, const ReportOptions& options = {});
 
 // Quotes a path for /bin/sh.
 std::string shell_quote(const std::string& text);

@@ -42,33 +42,12 @@ void check_charts(const std::string& html, std::size_t expected) {
   }
 }
 
-// The <svg class="chart"> element whose aria-label is `title` ("" when there is none).
-std::string chart_named(const std::string& html, const std::string& title) {
-  const std::size_t at = html.find("aria-label=\"" + report::html_escape(title) + "\"");
-  if (at == std::string::npos) return "";
-  const std::size_t begin = html.rfind("<svg class=\"chart\"", at);
-  return html.substr(begin, html.find("</svg>", at) - begin);
-}
-
 std::vector<std::string> all_charts(const std::string& html) {
   std::vector<std::string> charts;
   for (std::size_t at = html.find("<svg class=\"chart\""); at != std::string::npos;
        at = html.find("<svg class=\"chart\"", at + 1))
     charts.push_back(html.substr(at, html.find("</svg>", at) - at));
   return charts;
-}
-
-// Every capture group 1 (and 2, 3 when present) of `pattern` in `text`, match by match.
-std::vector<std::vector<std::string>> matches(const std::string& text, const std::string& pattern) {
-  std::vector<std::vector<std::string>> out;
-  const std::regex re(pattern);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
-       ++it) {
-    std::vector<std::string> groups;
-    for (std::size_t g = 1; g < it->size(); ++g) groups.push_back((*it)[g].str());
-    out.push_back(std::move(groups));
-  }
-  return out;
 }
 
 // Horizontal-axis tick labels of a chart, as (x, text), grouped by their baseline y.
@@ -107,15 +86,6 @@ std::string write_wide_run(const std::string& dir, const std::string& policy) {
       dir, {{"summary.json", "{\"policy\": \"" + policy + "\", \"wait_s\": {\"mean\": 40000}}\n"},
             {"jobs.csv", jobs}});
   return dir;
-}
-
-std::string error_of(const std::vector<std::string>& inputs, const ReportOptions& options = {}) {
-  try {
-    build_report(inputs, options);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

@@ -55,25 +55,6 @@ std::string busiest_day_attempts() {
          "e,1,300000.000,345600.000,1,0,1,completed\n";
 }
 
-std::string chart_named(const std::string& html, const std::string& title) {
-  const std::size_t at = html.find("aria-label=\"" + report::html_escape(title) + "\"");
-  if (at == std::string::npos) return "";
-  const std::size_t begin = html.rfind("<svg class=\"chart\"", at);
-  return html.substr(begin, html.find("</svg>", at) - begin);
-}
-
-std::vector<std::vector<std::string>> matches(const std::string& text, const std::string& pattern) {
-  std::vector<std::vector<std::string>> out;
-  const std::regex re(pattern);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
-       ++it) {
-    std::vector<std::string> groups;
-    for (std::size_t g = 1; g < it->size(); ++g) groups.push_back((*it)[g].str());
-    out.push_back(std::move(groups));
-  }
-  return out;
-}
-
 struct BarBox {
   double x, y, width, height;
 };
@@ -94,15 +75,6 @@ std::tuple<double, double, double> time_axis(const std::string& svg) {
                          "x2=\"([-0-9.]+)\" y2=\"[-0-9.]+\"/>");
   REQUIRE(m.size() == 1);
   return {std::stod(m[0][0]), std::stod(m[0][2]), std::stod(m[0][1])};
-}
-
-std::string error_of(const std::vector<std::string>& inputs, const ReportOptions& options = {}) {
-  try {
-    build_report(inputs, options);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // A big run by hand: `attempts` attempts of 1 to 16 GPUs on nodes x 8 GPUs over two days, 20
