@@ -10,13 +10,17 @@ WERROR ?= OFF
 CLANG_CXX ?= clang++-14
 CLANG_FORMAT ?= clang-format-14
 RUN_CLANG_TIDY ?= run-clang-tidy-14
+# `make fuzz`: seconds per harness, and how many harnesses run at once.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 2
 # Regex of the files `make tidy` checks (absolute paths in compile_commands.json).
 TIDY_FILES ?= ^$(CURDIR)/(src|policies)/
 DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
 DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
-.PHONY: all deps deps-dev configure build test gate asan tsan tidy bench demo format format-check clean
+.PHONY: all deps deps-dev configure build test gate asan-build asan fuzz tsan tidy bench demo format \
+        format-check clean
 
 all: build
 
@@ -40,14 +44,25 @@ test: build
 gate: build
 	@bash scripts/gate-baselines $(BUILD_DIR)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 with line tables
-# (-g1): enough for the sanitizers' reports, and quick to compile.
-asan: deps
+# A clang++ 14 build under AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
+# report), at -O1 with line tables (-g1): enough for the sanitizers' reports, and quick to
+# compile. Every object also carries libFuzzer's coverage instrumentation (SCHEDLAB_FUZZ), so the
+# same build holds the fuzz harnesses of tests/fuzz: `make fuzz` needs no build of its own.
+asan-build: deps-dev
 	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' \
-	  -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_BENCH=OFF -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+	  -DCMAKE_CXX_COMPILER=$(CLANG_CXX) -DSCHEDLAB_SANITIZE=ON -DSCHEDLAB_FUZZ=ON -DSCHEDLAB_BENCH=OFF \
+	  -DSCHEDLAB_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
+
+# The whole suite under ASan + UBSan.
+asan: asan-build
 	@cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# Every fuzz harness (docs/fuzzing.md) for FUZZ_SECONDS, FUZZ_JOBS at a time, from its seeds;
+# fails on any crash, sanitizer report, leak, hang (10 s) or memory blow-up (2 GB).
+fuzz: asan-build
+	@bash scripts/run-fuzz --build-dir $(ASAN_DIR) --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
 
 # The library, the executable and the sweep tests built with clang++ 14 under ThreadSanitizer
 # (so also a clang build of every source but the other tests); runs the sweep tests, whose

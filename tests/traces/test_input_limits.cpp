@@ -12,6 +12,7 @@
 
 #include "schedlab/error.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/sweep.hpp"
 #include "support/builders.hpp"
 #include "traces/trace_test_util.hpp"
 
@@ -192,4 +193,55 @@ TEST_CASE("an output that cannot be written exits 5 with the system's reason", "
   CHECK(!fs::exists(out + "/summary.json"));
   CHECK(!fs::exists(out + "/" + kCompleteMarker));
   CHECK(!fs::exists(tmp));
+}
+
+TEST_CASE("a sweep spec that multiplies into more than a million cells is refused at once",
+          "[traces][limits]") {
+  using Json = nlohmann::ordered_json;
+  auto error_of = [](const Json& spec) -> std::string {
+    try {
+      parse_sweep_spec(spec, "s.json");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const Json twenty = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+  // 20^6 variants: the grid alone would take tens of GB.
+  Json grid = {{"policies", {{{"name", "priority"}, {"params", Json::object()}}}},
+               {"traces", {"t.csv"}},
+               {"clusters", {"1x8"}}};
+  for (const char* key : {"a", "b", "c", "d", "e", "f"})
+    grid["policies"][0]["params"][key] = twenty;
+  CHECK(error_of(grid) ==
+        "s.json: policies[0]: more than 1000000 variants (parameter values multiply): a sweep has "
+        "at most 1000000 cells");
+
+  Json seeds = {{"policies", {"fifo"}}, {"traces", {"t.csv"}}, {"clusters", {"1x8"}}};
+  seeds["seeds"] = Json::array();
+  for (int i = 0; i < 11; ++i)
+    seeds["seeds"].push_back(std::to_string(i * 100000) + "-" + std::to_string(i * 100000 + 99999));
+  CHECK(error_of(seeds) ==
+        "s.json: seeds[10]: more than 1000000 seeds: a sweep has at most "
+        "1000000 cells");
+
+  Json axes = {{"policies", {{{"name", "priority"}, {"params", {{"aging", Json::array()}}}}}},
+               {"traces", {"t.csv"}},
+               {"clusters", {"1x8"}},
+               {"seeds", {"1-1001"}}};
+  for (int i = 0; i < 1000; ++i) axes["policies"][0]["params"]["aging"].push_back(i);
+  CHECK(error_of(axes) ==
+        "s.json: (top level): more than 1000000 cells (policy variants x traces x clusters x load "
+        "scales x seeds: 1000 x 1 x 1 x 1 x 1001)");
+  axes["seeds"] = {"1-1000"};
+  CHECK(error_of(axes) == "(no error)");
+
+  const std::string dir = fresh_temp_dir("limits-sweep");
+  write_text(dir + "/grid.json", grid.dump());
+  const CommandResult r = run_command(kBin + " sweep " + dir + "/grid.json -o " + dir + "/out");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == dir +
+                     "/grid.json: policies[0]: more than 1000000 variants (parameter values "
+                     "multiply): a sweep has at most 1000000 cells\n");
+  CHECK(!fs::exists(dir + "/out"));
 }

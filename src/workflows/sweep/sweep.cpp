@@ -66,6 +66,17 @@ const Json& require_array(const Json& spec, const std::string& key, const std::s
   return *it;
 }
 
+// Most cells a sweep may have. A few lines of spec can multiply into billions of cells (six
+// parameters of twenty values each, or many seed ranges), which would exhaust memory while the
+// spec is still being read: such specs are refused before any axis is expanded that far.
+constexpr std::size_t kMaxSweepCells = 1'000'000;
+
+// a * b, saturating at kMaxSweepCells + 1 (both factors are at most that).
+std::size_t capped_product(std::size_t a, std::size_t b) {
+  if (a != 0 && b > (kMaxSweepCells + 1) / a) return kMaxSweepCells + 1;
+  return std::min(a * b, kMaxSweepCells + 1);
+}
+
 std::string params_label(const std::map<std::string, std::string>& params) {
   std::string out;
   for (const auto& [key, value] : params) out += (out.empty() ? "" : ",") + key + "=" + value;
@@ -116,6 +127,14 @@ void parse_policies(const Json& list, const std::string& source, SweepSpec& spec
                  fmt::format("expected a policy name or an object, got {}", json_text(entry)));
     }
     if (name.empty()) spec_error(source, field, "empty policy name");
+    std::size_t combinations = 1;
+    for (const auto& [key, values] : grid)
+      combinations = capped_product(combinations, values.size());
+    if (spec.variants.size() + combinations > kMaxSweepCells)
+      spec_error(source, field,
+                 fmt::format("more than {} variants (parameter values multiply): a sweep has at "
+                             "most {} cells",
+                             kMaxSweepCells, kMaxSweepCells));
     // Cross product over the keys in sorted order; the last key varies fastest.
     std::vector<std::map<std::string, std::string>> assignments = {{}};
     for (const auto& [key, values] : grid) {
@@ -284,6 +303,10 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
       if (!first || !last || *first < 0 || *last < *first || *last - *first >= 100000)
         spec_error(source, field,
                    fmt::format("expected a range \"A-B\" with 0 <= A <= B, got \"{}\"", text));
+      if (spec.seeds.size() + static_cast<std::size_t>(*last - *first + 1) > kMaxSweepCells)
+        spec_error(source, field,
+                   fmt::format("more than {} seeds: a sweep has at most {} cells", kMaxSweepCells,
+                               kMaxSweepCells));
       for (auto s = *first; s <= *last; ++s) seeds.push_back(static_cast<std::uint64_t>(s));
     } else {
       seeds.push_back(parse_seed(list[i], source, field));
@@ -582,6 +605,16 @@ SweepSpec parse_sweep_spec(const Json& json, const std::string& source,
   } else {
     spec.seeds = {1};
   }
+  std::size_t cells = 1;
+  for (const std::size_t axis : {spec.variants.size(), spec.traces.size(), spec.clusters.size(),
+                                 spec.load_scales.size(), spec.seeds.size()})
+    cells = capped_product(cells, axis);
+  if (cells > kMaxSweepCells)
+    spec_error(source, "(top level)",
+               fmt::format("more than {} cells (policy variants x traces x clusters x load scales "
+                           "x seeds: {} x {} x {} x {} x {})",
+                           kMaxSweepCells, spec.variants.size(), spec.traces.size(),
+                           spec.clusters.size(), spec.load_scales.size(), spec.seeds.size()));
   if (const auto it = json.find("options"); it != json.end())
     parse_options(*it, source, base_dir, spec);
   if (const auto it = json.find("reproducible"); it != json.end()) {
