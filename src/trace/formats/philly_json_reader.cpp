@@ -12,6 +12,7 @@
 
 #include "../reader_kit.hpp"
 #include "../readers.hpp"
+#include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 
 namespace schedlab {
@@ -177,11 +178,13 @@ class JobParser {
     throw TraceError(path_, line_, fmt::format("key '{}': missing", key));
   }
 
+  // Without leading and trailing spaces and tabs, as every CSV reader takes its fields: ids,
+  // users, tenants and statuses then read back the same from the trace's native CSV.
   std::string string(const char* key) const {
     if (!job_.contains(key)) fail_missing(key);
     const json& v = job_.at(key);
     if (!v.is_string()) fail(key, "a string", v);
-    return v.get<std::string>();
+    return std::string(trim(v.get_ref<const std::string&>()));
   }
 
   // A time or nullopt for null / "None" / "".
