@@ -245,3 +245,18 @@ TEST_CASE("a sweep spec that multiplies into more than a million cells is refuse
                      "multiply): a sweep has at most 1000000 cells\n");
   CHECK(!fs::exists(dir + "/out"));
 }
+
+TEST_CASE("a sweep results row without a cell number is named by its axis values in the report",
+          "[traces][limits]") {
+  const std::string dir = fresh_temp_dir("limits-report-cell");
+  write_text(dir + "/results.jsonl",
+             R"({"policy":"fifo","variant":"fifo","params":{},"trace":"t.csv","cluster":"c",)"
+             R"("load_scale":1,"seed":7,"status":"ok","summary":{"jobs":{"completed":3}}})"
+             "\n");
+  const CommandResult r =
+      run_command(kBin + " report " + dir + "/results.jsonl -o " + dir + "/report.html");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("cell (variant=fifo trace=t.csv cluster=c load_scale=1 seed=7) has no output "
+                   "directory") != std::string::npos);
+  CHECK(fs::exists(dir + "/report.html"));
+}

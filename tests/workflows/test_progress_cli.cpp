@@ -24,8 +24,9 @@ CommandResult run_on_terminal(const std::string& command) {
 TEST_CASE("long runs show progress on a terminal, and only there", "[workflows][progress]") {
   const std::string dir = fresh_temp_dir("progress-cli");
   const std::string trace = dir + "/t.csv";
-  // About a second of conservative backfilling: several reports at 4 a second.
-  REQUIRE(run_command(schedlab_binary() + " gen -n 20000 --seed 3 --load 0.95 --load-gpus 64 -o " +
+  // Close to two seconds of conservative backfilling on an idle machine (20,000 jobs take
+  // 0.2 s, too little to be sure of a report): several reports at 4 a second.
+  REQUIRE(run_command(schedlab_binary() + " gen -n 100000 --seed 3 --load 0.95 --load-gpus 64 -o " +
                       shell_quote(trace))
               .exit_code == 0);
   const std::string run =
@@ -34,7 +35,7 @@ TEST_CASE("long runs show progress on a terminal, and only there", "[workflows][
   INFO(shown.out);
   REQUIRE(shown.exit_code == 0);
   CHECK_THAT(shown.out, Catch::Contains("\r\033[Ksimulated "));
-  CHECK_THAT(shown.out, Catch::Contains("/20000 jobs ("));
+  CHECK_THAT(shown.out, Catch::Contains("/100000 jobs ("));
   CHECK_THAT(shown.out, Catch::Contains(" jobs/s, ETA "));
   // The line is cleared before the summary table.
   CHECK_THAT(shown.out, Catch::Contains("\r\033[Kschedlab: policy conservative-backfill on"));

@@ -291,9 +291,18 @@ std::vector<RunData> sweep_runs(const SweepData& sweep, std::vector<std::string>
     if (!dir.empty() && fs::exists(base / dir / "summary.json")) {
       run = read_run_dir(base / dir, (base / dir).string(), notes);
     } else {
+      // "cell" is optional in a results row: without it the row is named by its axis values.
+      const std::string cell_name =
+          chosen->contains("cell")
+              ? json_text(chosen->at("cell"))
+              : fmt::format("(variant={} trace={} cluster={} load_scale={} seed={})", variant,
+                            chosen->at("trace").get<std::string>(),
+                            chosen->at("cluster").get<std::string>(),
+                            format_number(chosen->at("load_scale").get<double>()),
+                            json_text(chosen->at("seed")));
       notes.push_back(fmt::format(
           "{}: cell {} has no output directory; its charts over time and CDFs are left out",
-          sweep.results_path, json_text((*chosen)["cell"])));
+          sweep.results_path, cell_name));
       run.summary = (*chosen)["summary"];
       run.source = sweep.results_path;
     }
