@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedlab/cluster.hpp"
+#include "schedlab/tenants.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/observer.hpp"
 #include "schedlab/policy.hpp"
@@ -40,6 +41,8 @@ class Engine {
 
   const std::vector<JobState>& states() const;
   const Cluster& cluster() const;
+  // The run's tenants, resolved when the engine was made (docs/tenants.md).
+  const TenantTable& tenants() const;
 
  private:
   class Impl;

@@ -26,6 +26,21 @@ struct RunInfo {
 // `sorted` must be ascending and non-empty.
 double percentile(const std::vector<double>& sorted, double p);
 
+// A finished job's bounded slowdown: max(1, turnaround / max(time holding GPUs, 10 s));
+// docs/metrics.md.
+double bounded_slowdown(const JobSpec& spec, const JobState& state);
+
+// Columns another observer adds to timeseries.csv (per-tenant GPUs, for instance).
+class SeriesColumns {
+ public:
+  virtual ~SeriesColumns() = default;
+  // Appends ",name1,name2..." to the header line.
+  virtual void append_header(std::string& out) const = 0;
+  // Appends ",value1,value2..." for the row starting at `start_ms` that covers `covered_ms` of
+  // run time. Rows are asked for in ascending order, each once.
+  virtual void append_row(std::string& out, TimeMs start_ms, TimeMs covered_ms) const = 0;
+};
+
 class MetricsCollector : public Observer {
  public:
   // keep_series: build the time series that timeseries_csv() renders; without it the summary
@@ -42,6 +57,8 @@ class MetricsCollector : public Observer {
   nlohmann::ordered_json summary_json(const RunInfo& info) const;
   std::string jobs_csv() const;
   std::string timeseries_csv() const;
+  // timeseries.csv gains these columns after its own (the object must outlive the rendering).
+  void add_series_columns(const SeriesColumns& columns) { extra_columns_ = &columns; }
 
   // Integrals over [first submit, last finish], exposed for tests.
   struct Totals {
@@ -110,6 +127,7 @@ class MetricsCollector : public Observer {
   nlohmann::ordered_json options_json() const;
 
   bool keep_series_ = true;
+  const SeriesColumns* extra_columns_ = nullptr;
   const RunView* ctx_ = nullptr;
   // Whether a cluster model is on: outputs gain their cluster-model keys and columns.
   bool extended_ = false;

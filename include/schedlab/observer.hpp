@@ -10,6 +10,8 @@
 
 #include "schedlab/cluster.hpp"
 #include "schedlab/job.hpp"
+#include "schedlab/tenant_usage.hpp"
+#include "schedlab/tenants.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
@@ -32,6 +34,9 @@ class RunView {
   virtual const std::vector<JobIndex>& running() const = 0;
   virtual std::size_t queued_jobs() const = 0;
   virtual std::int64_t queued_gpus() const = 0;
+  // The run's tenants and what each tenant's jobs hold (the same as SchedContext's).
+  virtual const TenantTable& tenants() const = 0;
+  virtual const TenantUsage& tenant_usage() const = 0;
 
   const JobSpec& spec(JobIndex job) const { return trace().jobs[job]; }
 };

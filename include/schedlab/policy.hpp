@@ -35,6 +35,8 @@
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/queue_view.hpp"
 #include "schedlab/registry.hpp"
+#include "schedlab/tenant_usage.hpp"
+#include "schedlab/tenants.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
@@ -167,6 +169,10 @@ class SchedContext {
   // Running jobs by walltime-based end (kept by the framework from its first use on).
   virtual const RunningByEnd& running_by_walltime_end() const = 0;
   virtual const Changes& changes() const = 0;
+  // The run's tenants and their entitlements (docs/tenants.md; without --tenants, the trace's
+  // tenants with equal quotas), and the GPUs and GPU-time each tenant's jobs hold.
+  virtual const TenantTable& tenants() const = 0;
+  virtual const TenantUsage& tenant_usage() const = 0;
   // The placement strategy of this run, and the planning scratch copy of the cluster.
   virtual const PlacementStrategy& placement() const = 0;
   virtual WhatIf& what_if() const = 0;
@@ -266,6 +272,9 @@ struct PolicyInfo {
   std::string summary;
   std::vector<PolicyParamInfo> params;
   std::function<std::unique_ptr<Policy>(const PolicyParams&)> make;
+  // Whether the policy schedules by tenant: a run without --tenants then reports tenants as
+  // with `--tenants equal` (docs/tenants.md).
+  bool uses_tenants = false;
 };
 
 // Registered policies, sorted by name.
@@ -276,6 +285,8 @@ std::unique_ptr<Policy> make_policy(const std::string& name,
 // The registered name `name` stands for (equal without regard to case and '_'/'-'), or `name`
 // itself when none does.
 std::string canonical_policy_name(const std::string& name);
+// Whether the registered policy `name` schedules by tenant (false for an unknown name).
+bool policy_uses_tenants(const std::string& name);
 // Parses "key=value" items; throws ConfigError on a malformed item.
 std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items);
 

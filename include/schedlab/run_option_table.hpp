@@ -28,6 +28,7 @@ enum class RunOptionKind : std::uint8_t {
 enum class SummaryEcho : std::uint8_t {
   kAlways,
   kClusterModels,  // only when a cluster model is on (the extended summary)
+  kWhenSet,        // only when given (shown_in_spec says so)
   kNotEchoed,
 };
 

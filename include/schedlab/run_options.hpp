@@ -27,6 +27,7 @@ enum class SpeedModel : std::uint8_t {
 
 struct FailureTrace;  // failure_model.hpp
 struct CarbonSeries;  // carbon.hpp
+struct TenantsSpec;   // tenants.hpp
 
 struct RunOptions {
   std::string placement = "pack";
@@ -51,6 +52,8 @@ struct RunOptions {
   TimeMs power_off_idle_ms = 0;                       // --power-off-idle; 0 = nodes never turn off
   TimeMs boot_time_ms = 300'000;                      // --boot-time
   std::shared_ptr<const CarbonSeries> carbon;         // --carbon FILE
+  // --tenants (docs/tenants.md); unset: the trace's tenants with equal quotas, not reported.
+  std::shared_ptr<const TenantsSpec> tenants;
 
   bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
   // Whether `seed` can change a result: only generated failures (--failures rate=R) draw random

@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,8 +36,15 @@ struct SimulationResult {
   std::string jobs_csv;
   std::string attempts_csv;
   std::string timeseries_csv;
+  std::string tenants_csv;  // only when the run reports tenants (--tenants or a tenant policy)
   EngineStats engine;
 };
+
+// The files of a run's output directory, in writing order: summary.json (`summary_text`, the
+// rendered summary), jobs.csv, attempts.csv, timeseries.csv and, when the run reports tenants,
+// tenants.csv. The contents are viewed: `result` and `summary_text` must outlive the list.
+std::vector<std::pair<std::string, std::string_view>> run_output_files(
+    const SimulationResult& result, const std::string& summary_text);
 
 // Runs the policy over the trace on a fresh copy of the cluster. Extra observers (e.g. an
 // invariant checker in tests) are attached after the metrics collector.

@@ -241,10 +241,7 @@ Action add_compare_command(CLI::App& app) {
       if (!args->out_dir.empty()) {
         const std::string summary_text = json_text(result.summary, 2) + "\n";
         write_files_atomically(args->out_dir + "/" + contenders[cell.variant].policy,
-                               {{"summary.json", summary_text},
-                                {"jobs.csv", result.jobs_csv},
-                                {"attempts.csv", result.attempts_csv},
-                                {"timeseries.csv", result.timeseries_csv}});
+                               run_output_files(result, summary_text));
       }
       summaries[cell.index] = std::move(result.summary);
     };

@@ -39,7 +39,7 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
   cmd->add_option("-o,--out", args->out_dir,
-                  "write summary.json, jobs.csv, attempts.csv, timeseries.csv here");
+                  "write summary.json, jobs.csv, attempts.csv, timeseries.csv (and tenants.csv) here");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   add_baseline_options(*cmd, args->gate);
   return [cmd, args]() -> int {
@@ -71,10 +71,7 @@ Action add_run_command(CLI::App& app) {
     spdlog::info("simulated {} events in {:.3f} s", result.engine.events, stopwatch.lap_s());
     const std::string summary_text = json_text(result.summary, 2) + "\n";
     if (!args->out_dir.empty()) {
-      write_files_atomically(args->out_dir, {{"summary.json", summary_text},
-                                             {"jobs.csv", result.jobs_csv},
-                                             {"attempts.csv", result.attempts_csv},
-                                             {"timeseries.csv", result.timeseries_csv}});
+      write_files_atomically(args->out_dir, run_output_files(result, summary_text));
       spdlog::info("wrote outputs to {} in {:.3f} s", args->out_dir, stopwatch.lap_s());
     }
     const std::string shown = args->json ? summary_text : format_summary_table(result.summary);

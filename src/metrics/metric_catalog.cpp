@@ -100,6 +100,44 @@ constexpr MetricInfo kCatalog[] = {
      "wall-clock seconds of the simulation loop (0 with --reproducible)", 3},
     {kOptionsGroup, "", D::kNeutral, "options",
      "the run's options as given (inputs, not results; left out of sweep aggregates)", 3, true},
+    // Per tenant (with --tenants or a tenant policy; docs/tenants.md). `*` is the tenant's name.
+    {"tenants.*.quota_gpus", "count", D::kNeutral, "quota", "the tenant's nominal quota in GPUs",
+     0},
+    {"tenants.*.weight", "", D::kNeutral, "weight", "the tenant's fair-share weight", 3},
+    {"tenants.*.jobs.submitted", "count", D::kNeutral, "jobs submitted",
+     "the tenant's jobs in the trace", 0},
+    {"tenants.*.jobs.completed", "count", D::kHigherIsBetter, "jobs completed",
+     "the tenant's jobs that ran to their end", 0},
+    {"tenants.*.jobs.rejected", "count", D::kLowerIsBetter, "jobs rejected",
+     "the tenant's jobs rejected at submit", 0},
+    {"tenants.*.wait_s.mean", "s", D::kLowerIsBetter, "mean wait", "the tenant's mean wait", 1},
+    {"tenants.*.wait_s.p95", "s", D::kLowerIsBetter, "95th percentile wait",
+     "the tenant's 95th percentile wait", 1},
+    {"tenants.*.wait_s.max", "s", D::kLowerIsBetter, "max wait", "the tenant's largest wait", 1},
+    {"tenants.*.jct_s.mean", "s", D::kLowerIsBetter, "mean job completion time",
+     "the tenant's mean job completion time", 1},
+    {"tenants.*.bounded_slowdown.mean", "ratio", D::kLowerIsBetter, "mean bounded slowdown",
+     "the tenant's mean bounded slowdown", 3},
+    {"tenants.*.gpu_hours", "GPU-h", D::kNeutral, "GPU-hours", "GPU-time the tenant's jobs held",
+     2},
+    {"tenants.*.entitled_share", "fraction", D::kNeutral, "entitled share",
+     "the tenant's weight / the sum of weights", 4},
+    {"tenants.*.received_share", "fraction", D::kNeutral, "received share",
+     "the tenant's GPU-time / all tenants' GPU-time", 4},
+    {"tenants.*.waited_under_entitlement_share", "fraction", D::kLowerIsBetter,
+     "waited under entitlement",
+     "of the time the tenant's jobs waited, the share in which it held fewer GPUs than its "
+     "entitled share of the cluster",
+     4},
+    {"fairness.tenants", "count", D::kNeutral, "tenants", "tenants of the run", 0},
+    {"fairness.jain_index", "ratio", D::kHigherIsBetter, "Jain's fairness index",
+     "Jain's index of received / entitled share over tenants with jobs (1 = fair)", 4},
+    {"fairness.worst_mean_bounded_slowdown", "ratio", D::kLowerIsBetter,
+     "worst tenant's mean bounded slowdown", "the largest mean bounded slowdown of a tenant", 3},
+    {"fairness.wait_max_min_ratio", "ratio", D::kLowerIsBetter, "max/min mean wait",
+     "largest / smallest mean wait of a tenant (null when the smallest is 0 and the largest "
+     "is not)",
+     3},
 };
 
 #undef SCHEDLAB_DISTRIBUTION
@@ -126,10 +164,20 @@ bool key_has_prefix(std::string_view key, std::string_view prefix) {
          (key.size() > prefix.size() && key.starts_with(prefix) && key[prefix.size()] == '.');
 }
 
+// Whether `key` matches a catalog key with one `*` (any non-empty text, dots included).
+bool wildcard_match(std::string_view pattern, std::string_view key) {
+  const std::size_t star = pattern.find('*');
+  if (star == std::string_view::npos) return false;
+  const std::string_view before = pattern.substr(0, star);
+  const std::string_view after = pattern.substr(star + 1);
+  return key.size() > before.size() + after.size() && key.starts_with(before) &&
+         key.ends_with(after);
+}
+
 const MetricInfo* find_metric(std::string_view key) {
   const MetricInfo* best = nullptr;
   for (const auto& metric : kCatalog) {
-    if (metric.key == key) return &metric;
+    if (metric.key == key || wildcard_match(metric.key, key)) return &metric;
     if (metric.group && key_has_prefix(key, metric.key) &&
         (best == nullptr || metric.key.size() > best->key.size()))
       best = &metric;

@@ -25,13 +25,6 @@ double seconds(TimeMs ms) {
   return static_cast<double>(ms) / kMsPerSecond;
 }
 
-// max(1, turnaround / max(time holding GPUs, 10 s)); docs/metrics.md.
-double bounded_slowdown(const JobSpec& spec, const JobState& s) {
-  const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
-  return std::max(1.0, static_cast<double>(turnaround_ms) /
-                           static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
-}
-
 // Mean and percentiles rounded to `decimals`; `wide` adds p90 and p99.
 nlohmann::ordered_json distribution(std::vector<double> values, bool wide, int decimals) {
   nlohmann::ordered_json out;
@@ -50,6 +43,12 @@ nlohmann::ordered_json distribution(std::vector<double> values, bool wide, int d
 }
 
 }  // namespace
+
+double bounded_slowdown(const JobSpec& spec, const JobState& s) {
+  const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
+  return std::max(1.0, static_cast<double>(turnaround_ms) /
+                           static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
+}
 
 double percentile(const std::vector<double>& sorted, double p) {
   SCHEDLAB_ASSERT(!sorted.empty(), "percentile of a non-empty sample");
@@ -345,10 +344,11 @@ void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {
 nlohmann::ordered_json MetricsCollector::options_json() const {
   const RunOptions& options = ctx_->options();
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto echo : {SummaryEcho::kAlways, SummaryEcho::kClusterModels}) {
-    if (echo == SummaryEcho::kClusterModels && !extended_) break;
+  for (const auto echo : {SummaryEcho::kAlways, SummaryEcho::kClusterModels, SummaryEcho::kWhenSet}) {
+    if (echo == SummaryEcho::kClusterModels && !extended_) continue;
     for (const auto& option : run_option_table()) {
       if (option.summary != echo) continue;
+      if (echo == SummaryEcho::kWhenSet && !option.shown_in_spec(options)) continue;
       nlohmann::ordered_json value = option.value(options);
       if (option.kind == RunOptionKind::kSeconds) value = round_to(value.get<double>(), 3);
       // The PUE in effect: the option's, else the cluster spec's.
@@ -487,6 +487,11 @@ std::string MetricsCollector::timeseries_csv() const {
       extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
                   "nodes_off,nodes_down\n"
                 : "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n";
+  if (extra_columns_) {
+    out.pop_back();
+    extra_columns_->append_header(out);
+    out.push_back('\n');
+  }
   out.reserve(series_.size() * 64 + out.size());
   for (const auto& row : series_) {
     const auto covered = static_cast<double>(row.covered_ms);
@@ -504,6 +509,7 @@ std::string MetricsCollector::timeseries_csv() const {
         append_fixed(out, value, 3);
       }
     }
+    if (extra_columns_) extra_columns_->append_row(out, row.start_ms, row.covered_ms);
     out.push_back('\n');
   }
   return out;

@@ -9,6 +9,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/placement_strategy.hpp"
+#include "schedlab/tenants.hpp"
 
 namespace schedlab {
 
@@ -157,6 +158,15 @@ const RunOptionInfo kTable[] = {
      "grid carbon intensity CSV (time, gco2_per_kwh) for emissions_kg", true, true,
      SummaryEcho::kClusterModels, set_file<CarbonSeries, &RunOptions::carbon, load_carbon_series>,
      file_value<CarbonSeries, &RunOptions::carbon>, file_set<CarbonSeries, &RunOptions::carbon>},
+    // Tenants (docs/tenants.md). Not in sweep specs yet: a spec's paths would need resolving.
+    {"tenants", "--tenants", RunOptionKind::kText,
+     "tenants and their quotas: equal | proportional | philly-vc:FILE | a JSON file", true, false,
+     SummaryEcho::kWhenSet,
+     [](RunOptions& o, const RunOptionValue& v) {
+       o.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec(text_of(v)));
+     },
+     [](const RunOptions& o) { return Json(o.tenants ? o.tenants->text : ""); },
+     [](const RunOptions& o) { return o.tenants != nullptr; }},
 };
 
 }  // namespace

@@ -33,6 +33,11 @@ std::string canonical_policy_name(const std::string& name) {
   return info != nullptr ? info->name : name;
 }
 
+bool policy_uses_tenants(const std::string& name) {
+  const PolicyInfo* info = Registry<PolicyInfo>::instance().find_loose(name);
+  return info != nullptr && info->uses_tenants;
+}
+
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params) {
   const auto& registry = Registry<PolicyInfo>::instance();

@@ -30,7 +30,9 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
         policy_(policy),
         options_(options),
         placement_(make_placement(options.placement)),
-        what_if_(cluster_, *placement_, states_) {
+        what_if_(cluster_, *placement_, states_),
+        tenants_(resolve_tenants(options.tenants.get(), trace, cluster_)),
+        tenant_usage_(tenants_.size(), cluster_.gpu_types().size()) {
     const std::size_t n = trace.jobs.size();
     SCHEDLAB_ASSERT(n < 0xFFFFFFFFu, "job count fits a JobIndex");
     states_.resize(n);
@@ -83,6 +85,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   const PlacementStrategy& placement() const override { return *placement_; }
   WhatIf& what_if() const override { return what_if_; }
   const Changes& changes() const override { return changes_; }
+  const TenantTable& tenants() const override { return tenants_; }
+  const TenantUsage& tenant_usage() const override { return tenant_usage_; }
 
   const QueueView& queue() const override {
     if (!queue_view_on_) {  // built on first use, kept from then on
@@ -159,6 +163,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     cluster_.allocate(placement);
     ++state.attempt;
     state.placement = std::move(placement);
+    tenant_usage_.add(tenants_.of_job(job), cluster_, state.placement, now_);
     state.last_start_ms = now_;
     if (state.first_start_ms == kUnsetMs) state.first_start_ms = now_;
     state.overhead_ms = state.restarts > 0 ? state.restart_overhead_ms : 0;
@@ -437,6 +442,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
     cluster_.release(state.placement);
+    tenant_usage_.remove(tenants_.of_job(job), cluster_, state.placement, now_);
     what_if_.on_real_stop(state.placement);
     if (running_by_end_on_) running_by_end_.erase({walltime_end_ms(job), job});
     if (models_on_) models_stop(job);
@@ -669,6 +675,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::vector<std::uint32_t> running_pos_;
   std::vector<JobIndex> pending_requeue_;
   mutable WhatIfCluster what_if_;
+  TenantTable tenants_;
+  TenantUsage tenant_usage_;
   Changes changes_;
   mutable QueueView queue_view_{trace_.jobs, states_};
   mutable bool queue_view_on_ = false;
@@ -709,6 +717,9 @@ const std::vector<JobState>& Engine::states() const {
 }
 const Cluster& Engine::cluster() const {
   return impl_->cluster();
+}
+const TenantTable& Engine::tenants() const {
+  return impl_->tenants();
 }
 
 }  // namespace schedlab

@@ -1,11 +1,13 @@
 #include "schedlab/simulation.hpp"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include "schedlab/attempt_log.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/tenant_metrics.hpp"
 
 namespace schedlab {
 
@@ -14,9 +16,19 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
                           const std::vector<Observer*>& extra_observers) {
   const Cluster cluster(cluster_spec);
   auto policy = make_policy(request.policy, request.params);
-  Engine engine(trace, cluster, *policy, request.options);
+  // A policy that schedules by tenant reports tenants even without --tenants, as `equal`.
+  RunOptions options = request.options;
+  if (!options.tenants && policy_uses_tenants(request.policy))
+    options.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec("equal"));
+  Engine engine(trace, cluster, *policy, options);
   MetricsCollector metrics(request.files);
   engine.add_observer(metrics);
+  // Per-tenant metrics when the run reports tenants (docs/tenants.md).
+  std::optional<TenantMetrics> tenant_metrics;
+  if (engine.tenants().given()) {
+    engine.add_observer(tenant_metrics.emplace(request.files));
+    metrics.add_series_columns(*tenant_metrics);
+  }
   AttemptLog attempts;
   if (request.files) engine.add_observer(attempts);
   for (auto* observer : extra_observers) engine.add_observer(*observer);
@@ -32,12 +44,28 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   info.engine = result.engine;
   info.wall_s = request.reproducible ? 0.0 : wall.count();
   result.summary = metrics.summary_json(info);
+  if (tenant_metrics) {
+    result.summary["tenants"] = tenant_metrics->tenants_json();
+    result.summary["fairness"] = tenant_metrics->fairness_json();
+    if (request.files) result.tenants_csv = tenant_metrics->tenants_csv();
+  }
   if (request.files) {
     result.jobs_csv = metrics.jobs_csv();
     result.attempts_csv = attempts.csv();
     result.timeseries_csv = metrics.timeseries_csv();
   }
   return result;
+}
+
+std::vector<std::pair<std::string, std::string_view>> run_output_files(
+    const SimulationResult& result, const std::string& summary_text) {
+  std::vector<std::pair<std::string, std::string_view>> files = {
+      {"summary.json", summary_text},
+      {"jobs.csv", result.jobs_csv},
+      {"attempts.csv", result.attempts_csv},
+      {"timeseries.csv", result.timeseries_csv}};
+  if (!result.tenants_csv.empty()) files.emplace_back("tenants.csv", result.tenants_csv);
+  return files;
 }
 
 }  // namespace schedlab

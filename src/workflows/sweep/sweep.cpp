@@ -850,11 +850,9 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     const std::string summary_text = json_text(result.summary, 2) + "\n";
     const std::string marker_text = json_text(markers[cell.index], 2) + "\n";
     // cell.json last: it marks the cell done only once the other files are in place.
-    write_files_atomically(dir.string(), {{"summary.json", summary_text},
-                                          {"jobs.csv", result.jobs_csv},
-                                          {"attempts.csv", result.attempts_csv},
-                                          {"timeseries.csv", result.timeseries_csv},
-                                          {"cell.json", marker_text}});
+    auto files = run_output_files(result, summary_text);
+    files.emplace_back("cell.json", marker_text);
+    write_files_atomically(dir.string(), files);
     summaries[cell.index] = std::move(result.summary);
   };
   auto finished = [&](const SweepCell& cell, const std::exception_ptr& failure, double wall_s) {
