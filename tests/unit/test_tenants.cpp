@@ -363,3 +363,35 @@ TEST_CASE("finish-time fairness: rho recomputed from jobs.csv of the shared and 
                     "--isolated-baseline: the run has no tenants (give --tenants or a tenant "
                     "policy)");
 }
+
+TEST_CASE("tenants through run -o, report and check", "[tenants]") {
+  const std::string dir = fresh_temp_dir("tenants-workflow");
+  std::string csv = "id,submit_time,gpus,duration,tenant\n";
+  for (int i = 0; i < 40; ++i)
+    csv += fmt::format("a{},{},4,500,a\nb{},{},2,300,b\n", i, i * 10, i, i * 30);
+  std::ofstream(dir + "/t.csv") << csv;
+  std::ofstream(dir + "/t.json")
+      << R"({"tenants":[{"name":"a","quota":8},{"name":"b","quota":8}]})";
+  const std::string run = kBin + " run -q --reproducible -t " + dir +
+                          "/t.csv -c 2x8:V100 --tenants " + dir + "/t.json -o " + dir;
+  REQUIRE(run_command(run + "/fifo -p fifo").exit_code == 0);
+  REQUIRE(run_command(run + "/quota -p quota").exit_code == 0);
+  CHECK(fs::exists(dir + "/quota/tenants.csv"));
+  const CommandResult report =
+      run_command(kBin + " report " + dir + "/fifo " + dir + "/quota -o " + dir + "/r.html");
+  REQUIRE(report.exit_code == 0);
+  const std::string html = read_text(dir + "/r.html");
+  CHECK(html.find("<h2>Tenants</h2>") != std::string::npos);
+  CHECK(html.find("GPUs by tenant over time: fifo") != std::string::npos);
+  CHECK(html.find("GPUs by tenant over time: quota") != std::string::npos);
+  CHECK(html.find("Mean wait by tenant") != std::string::npos);
+  CHECK(html.find("b — quota") != std::string::npos);
+  // Per-tenant keys are gated with their catalog directions: quota halves b's waits at a's
+  // expense, which the gate reports as a's regression.
+  const CommandResult check = run_command(kBin + " check --baseline " + dir + "/fifo --current " +
+                                          dir + "/quota --tolerance '*=1'");
+  CHECK(check.exit_code == 1);
+  CHECK_THAT(check.out, Catch::Matches("(.|\n)*tenants\\.a\\.wait_s\\.mean .* REGRESSION "
+                                       "\\(lower is better\\)(.|\n)*"));
+  CHECK_THAT(check.out, Catch::Matches("(.|\n)*tenants\\.b\\.wait_s\\.mean .* better(.|\n)*"));
+}
