@@ -12,12 +12,15 @@ namespace schedlab {
 
 namespace {
 
+// 128-bit sums of GPU-ms (a GCC/Clang extension; __extension__ keeps -Wpedantic quiet).
+__extension__ typedef __int128 Int128;
+
 // The trace's tenant names, each job's index into them, sorted by name.
 struct TraceTenants {
   std::vector<std::string> names;       // sorted
   std::vector<std::uint32_t> of_job;    // index into names
   std::vector<std::int64_t> jobs;       // per name
-  std::vector<__int128> gpu_ms;         // per name: GPUs x duration
+  std::vector<Int128> gpu_ms;         // per name: GPUs x duration
 };
 
 TraceTenants trace_tenants(const Trace& trace) {
@@ -47,7 +50,7 @@ TraceTenants trace_tenants(const Trace& trace) {
     const std::uint32_t slot = slot_of_id[job.tenant];
     out.of_job.push_back(slot);
     ++out.jobs[slot];
-    out.gpu_ms[slot] += static_cast<__int128>(job.gpus) * job.duration_ms;
+    out.gpu_ms[slot] += static_cast<Int128>(job.gpus) * job.duration_ms;
   }
   return out;
 }
@@ -55,19 +58,19 @@ TraceTenants trace_tenants(const Trace& trace) {
 // `total` split over shares proportional to `amounts` by the largest-remainder method (ties:
 // earlier index); every amount 0: split equally.
 std::vector<std::int64_t> largest_remainder(std::int64_t total,
-                                            const std::vector<__int128>& amounts) {
-  __int128 sum = 0;
+                                            const std::vector<Int128>& amounts) {
+  Int128 sum = 0;
   for (const auto a : amounts) sum += a;
-  std::vector<__int128> weights = amounts;
+  std::vector<Int128> weights = amounts;
   if (sum == 0) {
     std::fill(weights.begin(), weights.end(), 1);
-    sum = static_cast<__int128>(weights.size());
+    sum = static_cast<Int128>(weights.size());
   }
   std::vector<std::int64_t> out(weights.size());
-  std::vector<std::pair<__int128, std::size_t>> remainders;
+  std::vector<std::pair<Int128, std::size_t>> remainders;
   std::int64_t given = 0;
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    const __int128 scaled = static_cast<__int128>(total) * weights[i];
+    const Int128 scaled = static_cast<Int128>(total) * weights[i];
     out[i] = static_cast<std::int64_t>(scaled / sum);
     given += out[i];
     remainders.emplace_back(scaled % sum, i);
@@ -112,10 +115,10 @@ TenantTable resolve_tenants(const TenantsSpec* spec, const Trace& trace, const C
   table.cohorts_.emplace_back("");
 
   if (kind == TenantsSpec::Kind::kEqual || kind == TenantsSpec::Kind::kProportional) {
-    std::vector<__int128> amounts(in_trace.names.size(), 1);
+    std::vector<Int128> amounts(in_trace.names.size(), 1);
     if (kind == TenantsSpec::Kind::kProportional) amounts = in_trace.gpu_ms;
     const std::vector<std::int64_t> quotas = largest_remainder(total_gpus, amounts);
-    __int128 amount_sum = 0;
+    Int128 amount_sum = 0;
     for (const auto a : amounts) amount_sum += a;
     for (std::size_t i = 0; i < in_trace.names.size(); ++i) {
       Tenant tenant;
