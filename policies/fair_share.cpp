@@ -23,8 +23,9 @@
 // which is the integral above in closed form: nothing is sampled. To spend no work on tenants
 // whose usage did not change, D_i is stored scaled: E_i = D_i * g(t) with g(t) = 2^((t - t0)/h)
 // for a reference time t0 shared by all tenants. An idle tenant's E_i stays constant, a busy one
-// gains r * (h / ln 2) * (g(t_b) - g(t_a)) (computed as g(t_a) * expm1((t_b - t_a) ln 2 / h),
-// to full relative precision even for half-lives far longer than the step), and U_i =
+// gains r * (h / ln 2) * (g(t_b) - g(t_a)) (within one half-life computed as
+// g(t_a) * expm1((t_b - t_a) ln 2 / h), to full relative precision however long the half-life
+// is against the step), and U_i =
 // E_i / sum_j E_j because the common factor g(t) cancels. When (t - t0) / h exceeds 64, every
 // E_i and stored g is multiplied by 2^(-(t - t0)/h) and t0 moves to t: values stay below 2^64
 // times the largest possible D (no overflow over runs of years), and usage that has decayed by
@@ -33,19 +34,23 @@
 // E_i / S_i (smaller first; S_i = 0 last), which is the order of F computed without rounding
 // through 2^x; with age_weight > 0 the score is computed as defined.
 //
-// Data structures and cost. Each tenant keeps its queued jobs in std::sets: all of one tenant's
-// jobs share F, so its order is fixed — (priority desc, submit, index) — and schedule() merges
-// the tenants' queues with a binary heap over their heads, keyed (score desc, priority desc,
-// submit, index). With age_weight > 0 a job's score also grows with its age until it is capped
-// at max_age, so each tenant keeps two sets: jobs whose age term is capped, in (priority desc,
-// submit, index) order, then younger jobs in (submit, priority desc, index) order (older first
-// = larger score); jobs move from the second to the first as they reach max_age, each once, so
-// the order stays exact at O(log queue) per job and no re-sorting. A schedule() call that orders
-// costs O(tenants + started jobs × log tenants) plus, with blocking=false, the jobs passed over
-// (stopping as soon as no GPU is free). With blocking=false and nothing released since the last
-// call (no end, requeue or node change), jobs that did not fit still do not, so only newly
-// arrived jobs are tried, in order, refreshing only their tenants (all tenants with aging, whose
-// score needs sum_j E_j). A call with no GPU free returns at once.
+// Data structures and cost. All of one tenant's jobs share F, so a tenant's order is fixed —
+// (priority desc, submit, index) — and schedule() merges the tenants' queues with a binary heap
+// over their heads, keyed (score desc, priority desc, submit, index). Each tenant's queue is
+// split by job class (GPU type, GPU count) into std::sets, with a std::set of the classes' head
+// jobs in the tenant's order: within one pass free GPUs only shrink, so once a class's head
+// did not fit (or a job of the same type needing no more GPUs did not: FailedSizes), no job
+// of that class can start, and the walk drops the whole class instead of passing over its
+// jobs one by one. With age_weight > 0 a job's score also grows with its age until it is capped
+// at max_age, so each class keeps two sets: jobs whose age term is capped, in (priority desc,
+// submit, index) order, and after them younger jobs in (submit, priority desc, index) order (older first = larger score); jobs move from the second to the
+// first as they reach max_age, each once (found through one set of all young jobs by submit
+// time), so the order stays exact at O(log queue) per job with no re-sorting. A schedule() call
+// that orders costs O(tenants + (started jobs + dropped classes) × (log tenants + classes of a
+// tenant)) and stops as soon as no GPU is free. With blocking=false and nothing released since
+// the last call (no end, requeue or node change), jobs that did not fit still do not, so only
+// newly arrived jobs are tried, in order, refreshing only their tenants (all tenants with aging,
+// whose score needs sum_j E_j). A call with no GPU free returns at once.
 //
 // Parameters: half_life (seconds, 604800 = 7 days; > 0), age_weight (0; >= 0), max_age
 // (seconds, 604800), blocking (false).
@@ -56,7 +61,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -119,10 +126,12 @@ class FairSharePolicy final : public Policy {
         max_age_ms_(max_age_ms),
         blocking_(blocking) {}
 
-  void on_begin(const SchedContext& ctx, const RunSizes& /*sizes*/) override {
+  void on_begin(const SchedContext& ctx, const RunSizes& sizes) override {
     const std::size_t n = ctx.tenants().size();
     queues_.clear();
     queues_.resize(n);
+    class_of_job_.assign(sizes.jobs, 0);
+    young_.clear();
     decay_.assign(n, Decay{});
     scores_.assign(n, 0.0);
     for (auto& d : decay_) d.last_ms = ctx.now();
@@ -149,45 +158,54 @@ class FairSharePolicy final : public Policy {
       return;
     }
     prepare_all(ctx);
+    ++pass_;
     heap_.clear();
-    for (TenantIndex t = 0; t < queues_.size(); ++t) {
-      TenantQueue& q = queues_[t];
-      q.aged_it = q.aged.begin();
-      q.young_it = q.young.begin();
-      push_head(ctx, t, false);
-    }
-    std::make_heap(heap_.begin(), heap_.end(), heap_after);
     FailedSizes failed(ctx.cluster());
+    for (TenantIndex t = 0; t < queues_.size(); ++t) push_head(ctx, t, failed, false);
+    std::make_heap(heap_.begin(), heap_.end(), heap_after);
     while (!heap_.empty() && ctx.cluster().free_gpus() > 0) {
       std::pop_heap(heap_.begin(), heap_.end(), heap_after);
       const auto [key, tenant] = heap_.back();
       heap_.pop_back();
-      TenantQueue& q = queues_[tenant];
-      const JobView view = ctx.job(key.job);
-      if (!failed.rules_out(view.gpu_type(), view.gpus()) && try_start(ctx, decisions, key.job)) {
-        if (q.aged_it != q.aged.end())
-          q.aged_it = q.aged.erase(q.aged_it);
-        else
-          q.young_it = q.young.erase(q.young_it);
+      ClassQueue& c = queues_[tenant].classes[class_of_job_[key.job]];
+      if (try_start(ctx, decisions, key.job)) {
+        erase(ctx, key.job);
       } else {
         if (blocking_) break;
-        failed.add(view.gpu_type(), view.gpus());
-        if (q.aged_it != q.aged.end())
-          ++q.aged_it;
-        else
-          ++q.young_it;
+        // Every later job of this class (same GPU type and count) fails too in this pass.
+        failed.add(c.type, c.gpus);
+        c.dropped_pass = pass_;
       }
-      push_head(ctx, tenant);
+      push_head(ctx, tenant, failed, true);
     }
   }
 
  private:
-  struct TenantQueue {
+  // One tenant's queued jobs of one GPU type and GPU count.
+  struct ClassQueue {
+    GpuTypeIndex type = kAnyGpuType;
+    int gpus = 0;
     std::set<Entry, ByPriority> aged;  // age term capped (every job without aging)
     std::set<Entry, BySubmit> young;   // with aging: younger than max_age
-    // Cursor of the current walk: `aged` first, then `young`.
-    std::set<Entry, ByPriority>::iterator aged_it;
-    std::set<Entry, BySubmit>::iterator young_it;
+    std::uint64_t dropped_pass = 0;    // the pass in which its head did not fit
+  };
+  // A class's first job in the tenant's order: aged jobs first (priority desc, submit, index),
+  // then young ones (submit, priority desc, index).
+  struct Head {
+    bool young;
+    Entry entry;
+    std::uint32_t cls;
+  };
+  struct HeadOrder {
+    bool operator()(const Head& a, const Head& b) const {
+      if (a.young != b.young) return !a.young;
+      return a.young ? BySubmit{}(a.entry, b.entry) : ByPriority{}(a.entry, b.entry);
+    }
+  };
+  struct TenantQueue {
+    std::vector<ClassQueue> classes;
+    std::map<std::pair<GpuTypeIndex, int>, std::uint32_t> class_index;
+    std::set<Head, HeadOrder> heads;  // the head of every non-empty class, in the tenant's order
   };
 
   // A tenant's decayed usage, scaled: D = scaled / g(now).
@@ -213,19 +231,54 @@ class FairSharePolicy final : public Policy {
     return aging() && now_ms - submit_ms < max_age_ms_;
   }
 
+  static std::optional<Head> head_of(const ClassQueue& c, std::uint32_t cls) {
+    if (!c.aged.empty()) return Head{false, *c.aged.begin(), cls};
+    if (!c.young.empty()) return Head{true, *c.young.begin(), cls};
+    return std::nullopt;
+  }
+
+  // Applies `change` to the job's class, keeping the tenant's set of class heads up to date.
+  template <typename Change>
+  void change_class(TenantQueue& q, std::uint32_t cls, Change change) {
+    ClassQueue& c = q.classes[cls];
+    const auto before_head = head_of(c, cls);
+    change(c);
+    const auto after_head = head_of(c, cls);
+    if (before_head && after_head && before_head->entry.job == after_head->entry.job &&
+        before_head->young == after_head->young)
+      return;
+    if (before_head) q.heads.erase(*before_head);
+    if (after_head) q.heads.insert(*after_head);
+  }
+
   void enqueue(const SchedContext& ctx, JobIndex job) {
+    const JobView view = ctx.job(job);
     TenantQueue& q = queues_[ctx.tenants().of_job(job)];
+    const auto [it, added] = q.class_index.try_emplace(
+        {view.gpu_type(), view.gpus()}, static_cast<std::uint32_t>(q.classes.size()));
+    if (added) {
+      q.classes.emplace_back();
+      q.classes.back().type = view.gpu_type();
+      q.classes.back().gpus = view.gpus();
+    }
+    class_of_job_[job] = it->second;
     const Entry e = entry_of(ctx, job);
-    if (is_young(ctx.now(), e.submit_ms))
-      q.young.insert(e);
-    else
-      q.aged.insert(e);
+    const bool young = is_young(ctx.now(), e.submit_ms);
+    if (young) young_.emplace(e.submit_ms, job);
+    change_class(q, it->second, [&](ClassQueue& c) {
+      if (young)
+        c.young.insert(e);
+      else
+        c.aged.insert(e);
+    });
   }
 
   void erase(const SchedContext& ctx, JobIndex job) {
     TenantQueue& q = queues_[ctx.tenants().of_job(job)];
     const Entry e = entry_of(ctx, job);
-    if (q.aged.erase(e) == 0) q.young.erase(e);
+    change_class(q, class_of_job_[job], [&](ClassQueue& c) {
+      if (c.aged.erase(e) == 0 && c.young.erase(e) != 0) young_.erase({e.submit_ms, job});
+    });
   }
 
   // g(now) = 2^((now - t0) / h), rescaling every tenant's stored usage when it grows too large.
@@ -285,18 +338,27 @@ class FairSharePolicy final : public Policy {
   // its cap into their tenant's aged set.
   void prepare_all(const SchedContext& ctx) {
     double sum_e = 0;
-    for (TenantIndex t = 0; t < decay_.size(); ++t) {
-      refresh(ctx, t);
-      sum_e += decay_[t].scaled;
+    if (aging()) {  // F needs every tenant's usage
+      for (TenantIndex t = 0; t < decay_.size(); ++t) {
+        refresh(ctx, t);
+        sum_e += decay_[t].scaled;
+      }
     }
-    for (TenantIndex t = 0; t < decay_.size(); ++t) scores_[t] = tenant_score(ctx, t, sum_e);
+    for (TenantIndex t = 0; t < decay_.size(); ++t) {
+      if (queues_[t].heads.empty()) continue;  // no score needed
+      refresh(ctx, t);
+      scores_[t] = tenant_score(ctx, t, sum_e);
+    }
     if (!aging()) return;
     const TimeMs now_ms = ctx.now();
-    for (auto& q : queues_) {
-      while (!q.young.empty() && !is_young(now_ms, q.young.begin()->submit_ms)) {
-        q.aged.insert(*q.young.begin());
-        q.young.erase(q.young.begin());
-      }
+    while (!young_.empty() && !is_young(now_ms, young_.begin()->first)) {
+      const JobIndex job = young_.begin()->second;
+      young_.erase(young_.begin());
+      const Entry e = entry_of(ctx, job);
+      change_class(queues_[ctx.tenants().of_job(job)], class_of_job_[job], [&](ClassQueue& c) {
+        c.young.erase(e);
+        c.aged.insert(e);
+      });
     }
   }
 
@@ -313,18 +375,26 @@ class FairSharePolicy final : public Policy {
     return {score, e.priority, e.submit_ms, e.job};
   }
 
-  // Pushes the tenant's job at its walk cursor onto the heap, if any (`keep_heap` false: only
-  // appends it, for a make_heap after all tenants).
-  void push_head(const SchedContext& ctx, TenantIndex tenant, bool keep_heap = true) {
-    const TenantQueue& q = queues_[tenant];
-    if (q.aged_it != q.aged.end()) {
-      heap_.emplace_back(key_of(ctx, tenant, *q.aged_it, true), tenant);
-    } else if (q.young_it != q.young.end()) {
-      heap_.emplace_back(key_of(ctx, tenant, *q.young_it, false), tenant);
-    } else {
+  // Pushes the tenant's first job that may still start in this pass onto the heap, if any: the
+  // head of its first class that neither failed in this pass nor is ruled out by a failed
+  // size (with blocking, simply its first job). `keep_heap` false: only appends it, for a
+  // make_heap after all tenants.
+  void push_head(const SchedContext& ctx, TenantIndex tenant, const FailedSizes& failed,
+                 bool keep_heap) {
+    TenantQueue& q = queues_[tenant];
+    for (const Head& head : q.heads) {
+      ClassQueue& c = q.classes[head.cls];
+      if (!blocking_) {
+        if (c.dropped_pass == pass_) continue;
+        if (failed.rules_out(c.type, c.gpus)) {
+          c.dropped_pass = pass_;
+          continue;
+        }
+      }
+      heap_.emplace_back(key_of(ctx, tenant, head.entry, !head.young), tenant);
+      if (keep_heap) std::push_heap(heap_.begin(), heap_.end(), heap_after);
       return;
     }
-    if (keep_heap) std::push_heap(heap_.begin(), heap_.end(), heap_after);
   }
 
   // Starts the job if it fits now; refreshes its tenant (a no-op after prepare_all).
@@ -370,6 +440,9 @@ class FairSharePolicy final : public Policy {
   bool blocking_;
 
   std::vector<TenantQueue> queues_;
+  std::vector<std::uint32_t> class_of_job_;          // index into its tenant's classes
+  std::set<std::pair<TimeMs, JobIndex>> young_;      // with aging: young jobs by submit time
+  std::uint64_t pass_ = 0;                           // full walks so far
   std::vector<Decay> decay_;
   std::vector<double> scores_;
   TimeMs t0_ms_ = 0;
