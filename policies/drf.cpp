@@ -33,8 +33,8 @@
 // once, and a call after which nothing was released (no end, requeue or node change) only
 // examines the tenants that received jobs since the last call: every other tenant's head did not
 // fit before and still does not. With preempt=true, the preemption candidates (running
-// preemptible jobs, by start time) are listed and sorted when a tenant below its fair share
-// first needs them in a call and again after each preemption: O(running × log running).
+// preemptible jobs by start time, most recent first) are kept in a std::set as jobs start and
+// stop; a tenant below its fair share whose head does not fit walks them until its job fits.
 //
 // Parameters: preempt (false).
 // Citation: A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
@@ -87,7 +87,11 @@ class DrfPolicy final : public Policy {
   }
 
   void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
-  void on_requeue(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+  void on_requeue(const SchedContext& ctx, JobIndex job) override {
+    stopped(ctx, job);
+    enqueue(ctx, job);
+  }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     const Cluster& cluster = ctx.cluster();
@@ -124,6 +128,7 @@ class DrfPolicy final : public Policy {
       if (!failed.rules_out(view.gpu_type(), view.gpus()) &&
           cluster.free_gpus_of(view.gpu_type()) >= view.gpus() && decisions.try_start(job)) {
         started = true;
+        note_start(ctx, job);
       } else {
         failed.add(view.gpu_type(), view.gpus());
         if (preempt_ && preempt_for(ctx, decisions, t, job, wake_ms)) {
@@ -182,7 +187,6 @@ class DrfPolicy final : public Policy {
     for (TenantIndex t = 0; t < queues_.size(); ++t)
       if (!queues_[t].empty() || ctx.tenant_usage().busy_gpus(t) > 0)
         active_weight_ += std::max(0.0, ctx.tenants().tenant(t).weight);
-    candidates_dirty_ = true;
   }
 
   double fair_share(const SchedContext& ctx, TenantIndex t) const {
@@ -190,17 +194,14 @@ class DrfPolicy final : public Policy {
     return active_weight_ > 0 && weight > 0 ? weight / active_weight_ : 0.0;
   }
 
-  // Running preemptible jobs, most recently started first (ties: higher index first). Whose
-  // tenant is above its fair share is checked when they are considered, as shares change.
-  void list_candidates(const SchedContext& ctx) {
-    if (!candidates_dirty_) return;
-    candidates_dirty_ = false;
-    candidates_.clear();
-    for (JobIndex job : ctx.running()) {
-      const JobView view = ctx.job(job);
-      if (view.preemptible()) candidates_.push_back({view.last_start_ms(), job});
-    }
-    std::sort(candidates_.begin(), candidates_.end(), std::greater<>());
+  // With preemption: running preemptible jobs, most recently started first (ties: higher index
+  // first), kept as jobs start and stop. Whose tenant is above its fair share is checked when
+  // they are considered, as shares change.
+  void note_start(const SchedContext& ctx, JobIndex job) {
+    if (preempt_ && ctx.job(job).preemptible()) candidates_.emplace(ctx.now(), job);
+  }
+  void stopped(const SchedContext& ctx, JobIndex job) {
+    if (preempt_) candidates_.erase({ctx.job(job).last_start_ms(), job});
   }
 
   // GPUs the running job holds per resource (index into types_).
@@ -219,7 +220,6 @@ class DrfPolicy final : public Policy {
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job,
                    TimeMs& wake_ms) {
     if (!(dominant_share(ctx, t) < fair_share(ctx, t))) return false;
-    list_candidates(ctx);
     if (candidates_.empty()) return false;
     const JobView view = ctx.job(job);
     const GpuTypeIndex type = view.gpu_type();
@@ -277,10 +277,13 @@ class DrfPolicy final : public Policy {
     }
     what_if.reset();
     for (std::size_t i = 0; i < victims.size(); ++i)
-      if (dropped[i] == 0) decisions.preempt(victims[i]);
+      if (dropped[i] == 0) {
+        stopped(ctx, victims[i]);
+        decisions.preempt(victims[i]);
+      }
     const bool ok = decisions.try_start(job);
     SCHEDLAB_ASSERT(ok, "drf: a job starts once its victims are preempted");
-    candidates_dirty_ = true;
+    note_start(ctx, job);
     return true;
   }
 
@@ -290,8 +293,7 @@ class DrfPolicy final : public Policy {
   std::vector<std::pair<double, TenantIndex>> pass_;  // min-heap by (weighted share, tenant)
   std::vector<char> in_pass_;
   double active_weight_ = 0;
-  bool candidates_dirty_ = true;
-  std::vector<std::pair<TimeMs, JobIndex>> candidates_;
+  std::set<std::pair<TimeMs, JobIndex>, std::greater<>> candidates_;
   std::vector<std::int64_t> removed_;
 };
 
