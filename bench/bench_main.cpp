@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   std::string work_dir = "bench-out";
   double load = 0.85;
   std::uint64_t seed = 42;
+  std::uint32_t tenants = 100;
   app.add_option("--schedlab", schedlab, "path of the schedlab binary")->capture_default_str();
   app.add_option("--jobs", sizes_text, "comma-separated trace sizes")->capture_default_str();
   app.add_option("--gpus", gpus_text, "comma-separated cluster sizes (GPUs, 8 per node)")
@@ -81,6 +82,9 @@ int main(int argc, char** argv) {
                  "comma-separated policies (default: every registered one)");
   app.add_option("--load", load, "offered load of the synthetic traces")->capture_default_str();
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  app.add_option("--tenants", tenants,
+                 "tenants (Zipf-skewed, exponent 1) in the traces of the tenant policies")
+      ->capture_default_str();
   app.add_option("--work-dir", work_dir, "where traces and outputs are written")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -98,18 +102,27 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const auto& gpus : split(gpus_text)) {
     for (const auto& size : split(sizes_text)) {
-      schedlab::SyntheticTraceSpec spec;
-      spec.jobs = std::stoull(size);
-      spec.seed = seed;
-      spec.load = load;
-      spec.load_gpus = std::stoll(gpus);
-      const std::string trace_path = fmt::format("{}/synthetic-{}-{}.csv", work_dir, size, gpus);
-      if (!fs::exists(trace_path)) {
-        std::ofstream(trace_path) << schedlab::to_native_csv(
-            schedlab::generate_synthetic_trace(spec));
-      }
+      // The tenant policies replay the same kind of trace with tenants (`equal` quotas).
+      auto trace_for = [&](bool with_tenants) {
+        schedlab::SyntheticTraceSpec spec;
+        spec.jobs = std::stoull(size);
+        spec.seed = seed;
+        spec.load = load;
+        spec.load_gpus = std::stoll(gpus);
+        if (with_tenants) {
+          spec.tenants = tenants;
+          spec.tenant_skew = 1.0;
+        }
+        const std::string path =
+            with_tenants ? fmt::format("{}/synthetic-{}-{}-t{}.csv", work_dir, size, gpus, tenants)
+                         : fmt::format("{}/synthetic-{}-{}.csv", work_dir, size, gpus);
+        if (!fs::exists(path))
+          std::ofstream(path) << schedlab::to_native_csv(schedlab::generate_synthetic_trace(spec));
+        return path;
+      };
       const std::string cluster = fmt::format("{}x8", std::stoll(gpus) / 8);
       for (const auto& policy : policies) {
+        const std::string trace_path = trace_for(schedlab::policy_uses_tenants(policy));
         const std::string out_dir = fmt::format("{}/out-{}-{}-{}", work_dir, policy, size, gpus);
         const ChildRun run = run_child({schedlab, "run", "--trace", trace_path, "--cluster",
                                         cluster, "--policy", policy, "--out", out_dir, "--json"},

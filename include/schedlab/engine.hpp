@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "schedlab/cluster.hpp"
-#include "schedlab/tenants.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/observer.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/run_options.hpp"
+#include "schedlab/tenants.hpp"
 
 namespace schedlab {
 

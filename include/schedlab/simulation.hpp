@@ -27,6 +27,9 @@ struct SimulationRequest {
   // Render jobs.csv, attempts.csv and timeseries.csv; false: the summary alone (nothing else
   // is written, so nothing else is built).
   bool files = true;
+  // Also replay each tenant's jobs alone on a partition of its entitled size and report
+  // finish-time fairness (docs/tenants.md); needs tenants (--tenants or a tenant policy).
+  bool isolated_baseline = false;
   // Called from the running thread as the run goes on (ProgressObserver); empty: not watched.
   RunProgressCallback progress;
 };

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,13 @@ class TenantMetrics final : public Observer, public SeriesColumns {
   void on_begin(const RunView& ctx) override;
   void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
   void on_end(const RunView& ctx) override;
+
+  // Finish-time fairness per tenant from isolated baselines (unset: undefined for that tenant);
+  // the outputs report it only when it was set.
+  void set_finish_time_fairness(std::vector<std::optional<double>> rho) {
+    rho_ = std::move(rho);
+    rho_set_ = true;
+  }
 
   // Render after the run, before the engine is destroyed. Key order is fixed.
   nlohmann::ordered_json tenants_json() const;
@@ -70,6 +78,8 @@ class TenantMetrics final : public Observer, public SeriesColumns {
   TimeMs interval_ms_ = 300'000;
   std::vector<Account> accounts_;
   std::vector<double> entitled_gpus_;
+  std::vector<std::optional<double>> rho_;
+  bool rho_set_ = false;
   mutable std::vector<std::size_t> series_cursor_;  // append_row's position per tenant
 };
 

@@ -36,13 +36,13 @@ class TenantUsage {
   std::int64_t used_gpu_ms(TenantIndex tenant, TimeMs now_ms) const;
 
  private:
-  void change(TenantIndex tenant, const Cluster& cluster, const Placement& placement,
-              TimeMs now_ms, int sign);
+  void change(TenantIndex tenant, const Cluster& cluster, const Placement& placement, TimeMs now_ms,
+              int sign);
 
-  std::size_t stride_ = 1;            // 1 + GPU types
-  std::vector<std::int64_t> busy_;    // [tenant * stride + 0]: all; [.. + 1 + type]: of a type
-  std::vector<std::int64_t> used_;    // GPU-ms up to changed_ms_
-  std::vector<TimeMs> changed_ms_;    // last change per tenant
+  std::size_t stride_ = 1;          // 1 + GPU types
+  std::vector<std::int64_t> busy_;  // [tenant * stride + 0]: all; [.. + 1 + type]: of a type
+  std::vector<std::int64_t> used_;  // GPU-ms up to changed_ms_
+  std::vector<TimeMs> changed_ms_;  // last change per tenant
 };
 
 }  // namespace schedlab

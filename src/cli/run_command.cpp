@@ -23,6 +23,7 @@ struct RunArgs {
   std::vector<std::string> params;
   bool json = false;
   bool quiet = false;
+  bool isolated_baseline = false;
   std::string out_dir;
   BaselineGate gate;
 };
@@ -38,9 +39,12 @@ Action add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
-  cmd->add_option("-o,--out", args->out_dir,
-                  "write summary.json, jobs.csv, attempts.csv, timeseries.csv (and tenants.csv) here");
+  cmd->add_option(
+      "-o,--out", args->out_dir,
+      "write summary.json, jobs.csv, attempts.csv, timeseries.csv (and tenants.csv) here");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
+  cmd->add_flag("--isolated-baseline", args->isolated_baseline,
+                "also run each tenant alone on its entitled partition: finish-time fairness");
   add_baseline_options(*cmd, args->gate);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
@@ -50,6 +54,7 @@ Action add_run_command(CLI::App& app) {
     request.options = to_run_options(args->sim);
     request.reproducible = args->sim.reproducible;
     request.files = !args->out_dir.empty();
+    request.isolated_baseline = args->isolated_baseline;
     const ClusterSpec cluster = parse_cluster_spec(args->sim.cluster);
     // Policy and placement names are checked before the trace is read.
     make_policy(request.policy, request.params);

@@ -129,6 +129,10 @@ constexpr MetricInfo kCatalog[] = {
      "of the time the tenant's jobs waited, the share in which it held fewer GPUs than its "
      "entitled share of the cluster",
      4},
+    {"tenants.*.finish_time_fairness", "ratio", D::kLowerIsBetter, "finish-time fairness",
+     "the tenant's mean JCT / its mean JCT alone on its entitled partition (with "
+     "--isolated-baseline)",
+     3},
     {"fairness.tenants", "count", D::kNeutral, "tenants", "tenants of the run", 0},
     {"fairness.jain_index", "ratio", D::kHigherIsBetter, "Jain's fairness index",
      "Jain's index of received / entitled share over tenants with jobs (1 = fair)", 4},
@@ -138,6 +142,8 @@ constexpr MetricInfo kCatalog[] = {
      "largest / smallest mean wait of a tenant (null when the smallest is 0 and the largest "
      "is not)",
      3},
+    {"fairness.max_finish_time_fairness", "ratio", D::kLowerIsBetter, "max finish-time fairness",
+     "the largest finish-time fairness of a tenant (with --isolated-baseline)", 3},
 };
 
 #undef SCHEDLAB_DISTRIBUTION

@@ -344,7 +344,8 @@ void MetricsCollector::add_energy_keys(nlohmann::ordered_json& out) const {
 nlohmann::ordered_json MetricsCollector::options_json() const {
   const RunOptions& options = ctx_->options();
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto echo : {SummaryEcho::kAlways, SummaryEcho::kClusterModels, SummaryEcho::kWhenSet}) {
+  for (const auto echo :
+       {SummaryEcho::kAlways, SummaryEcho::kClusterModels, SummaryEcho::kWhenSet}) {
     if (echo == SummaryEcho::kClusterModels && !extended_) continue;
     for (const auto& option : run_option_table()) {
       if (option.summary != echo) continue;

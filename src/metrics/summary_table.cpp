@@ -15,6 +15,8 @@ std::string format_summary_table(const nlohmann::ordered_json& s) {
   for (const auto& field : flatten_numeric(s)) {
     const MetricInfo* metric = find_metric(field.key);
     if (metric == nullptr || metric->key == kOptionsGroup) continue;
+    // Per-tenant figures are many: summary.json and tenants.csv hold them (fairness.* shows).
+    if (key_has_prefix(field.key, "tenants")) continue;
     const std::string label = metric->group ? fmt::format("{}: {}", metric->label,
                                                           field.key.substr(metric->key.size() + 1))
                                             : std::string(metric->label);

@@ -33,7 +33,8 @@ void TenantMetrics::on_begin(const RunView& ctx) {
   for (auto& account : accounts_) account.changed_ms = ctx.now();
   entitled_gpus_.clear();
   for (const auto& tenant : table.tenants())
-    entitled_gpus_.push_back(tenant.entitled_share * static_cast<double>(ctx.cluster().total_gpus()));
+    entitled_gpus_.push_back(tenant.entitled_share *
+                             static_cast<double>(ctx.cluster().total_gpus()));
   series_cursor_.assign(table.size(), 0);
 }
 
@@ -129,9 +130,9 @@ std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
     f.gpu_hours = used_gpu_ms / kMsPerHour;
     f.received_share = used_total_gpu_ms > 0 ? used_gpu_ms / used_total_gpu_ms : 0.0;
     const Account& a = accounts_[t];
-    f.waited_under_entitlement_share =
-        a.waiting_ms > 0 ? static_cast<double>(a.waiting_under_ms) / static_cast<double>(a.waiting_ms)
-                         : 0.0;
+    f.waited_under_entitlement_share = a.waiting_ms > 0 ? static_cast<double>(a.waiting_under_ms) /
+                                                              static_cast<double>(a.waiting_ms)
+                                                        : 0.0;
   }
   return out;
 }
@@ -146,7 +147,8 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
     nlohmann::ordered_json& entry = out[tenant.name];
     entry["quota_gpus"] = tenant.quota_gpus;
     entry["weight"] = round_to(tenant.weight, 6);
-    entry["jobs"] = {{"submitted", f.submitted}, {"completed", f.completed}, {"rejected", f.rejected}};
+    entry["jobs"] = {
+        {"submitted", f.submitted}, {"completed", f.completed}, {"rejected", f.rejected}};
     entry["wait_s"] = {{"mean", round_to(f.wait_mean_s, 3)},
                        {"p95", round_to(f.wait_p95_s, 3)},
                        {"max", round_to(f.wait_max_s, 3)}};
@@ -156,6 +158,12 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
     entry["entitled_share"] = round_to(tenant.entitled_share, 6);
     entry["received_share"] = round_to(f.received_share, 6);
     entry["waited_under_entitlement_share"] = round_to(f.waited_under_entitlement_share, 6);
+    if (rho_set_) {
+      if (rho_[t])
+        entry["finish_time_fairness"] = round_to(*rho_[t], 6);
+      else
+        entry["finish_time_fairness"] = nullptr;
+    }
   }
   return out;
 }
@@ -189,8 +197,8 @@ nlohmann::ordered_json TenantMetrics::fairness_json() const {
   }
   nlohmann::ordered_json out;
   out["tenants"] = table.size();
-  out["jain_index"] = sum_squares > 0 ? round_to(sum * sum / (static_cast<double>(counted) * sum_squares), 6)
-                                      : 1.0;
+  out["jain_index"] =
+      sum_squares > 0 ? round_to(sum * sum / (static_cast<double>(counted) * sum_squares), 6) : 1.0;
   out["worst_mean_bounded_slowdown"] = round_to(worst_slowdown, 6);
   out["worst_tenant"] = worst_tenant;
   // Mean waits of 0 s make the ratio unbounded: null then (1 when every mean wait is 0).
@@ -200,6 +208,15 @@ nlohmann::ordered_json TenantMetrics::fairness_json() const {
     out["wait_max_min_ratio"] = nullptr;
   else
     out["wait_max_min_ratio"] = round_to(most_wait / least_wait, 6);
+  if (rho_set_) {
+    std::optional<double> worst;
+    for (const auto& rho : rho_)
+      if (rho && (!worst || *rho > *worst)) worst = rho;
+    if (worst)
+      out["max_finish_time_fairness"] = round_to(*worst, 6);
+    else
+      out["max_finish_time_fairness"] = nullptr;
+  }
   return out;
 }
 
@@ -209,7 +226,7 @@ std::string TenantMetrics::tenants_csv() const {
   std::string out =
       "tenant,cohort,quota_gpus,weight,entitled_share,jobs,completed,rejected,wait_mean_s,"
       "wait_p95_s,wait_max_s,jct_mean_s,bounded_slowdown_mean,gpu_hours,received_share,"
-      "waited_under_entitlement_share\n";
+      "waited_under_entitlement_share,finish_time_fairness\n";
   for (TenantIndex t = 0; t < table.size(); ++t) {
     const Tenant& tenant = table.tenant(t);
     const Figures& f = all[t];
@@ -235,6 +252,8 @@ std::string TenantMetrics::tenants_csv() const {
       out.push_back(',');
       append_fixed(out, v, 6);
     }
+    out.push_back(',');  // empty without an isolated baseline, or when undefined
+    if (rho_set_ && rho_[t]) append_fixed(out, *rho_[t], 6);
     out.push_back('\n');
   }
   return out;

@@ -4,7 +4,9 @@
 #include <memory>
 #include <optional>
 
+#include "isolated_baseline.hpp"
 #include "schedlab/attempt_log.hpp"
+#include "schedlab/error.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/tenant_metrics.hpp"
@@ -44,6 +46,16 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   info.engine = result.engine;
   info.wall_s = request.reproducible ? 0.0 : wall.count();
   result.summary = metrics.summary_json(info);
+  if (request.isolated_baseline) {
+    if (!tenant_metrics)
+      throw ConfigError(
+          "--isolated-baseline: the run has no tenants (give --tenants or a tenant policy)");
+    std::vector<std::optional<double>> rho;
+    for (const auto& isolated :
+         run_isolated_baselines(trace, cluster_spec, request, engine.tenants(), engine.states()))
+      rho.push_back(isolated.rho);
+    tenant_metrics->set_finish_time_fairness(std::move(rho));
+  }
   if (tenant_metrics) {
     result.summary["tenants"] = tenant_metrics->tenants_json();
     result.summary["fairness"] = tenant_metrics->fairness_json();

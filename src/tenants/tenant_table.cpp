@@ -12,15 +12,16 @@ namespace schedlab {
 
 namespace {
 
-// 128-bit sums of GPU-ms (a GCC/Clang extension; __extension__ keeps -Wpedantic quiet).
-__extension__ typedef __int128 Int128;
+// GPU-ms sums of a whole trace (up to 1e9 GPUs x 1e15 ms a job) and their products with GPU
+// counts need more than 64 bits.
+__extension__ typedef __int128 Wide;  // NOLINT(modernize-use-using): __extension__ needs typedef
 
 // The trace's tenant names, each job's index into them, sorted by name.
 struct TraceTenants {
-  std::vector<std::string> names;       // sorted
-  std::vector<std::uint32_t> of_job;    // index into names
-  std::vector<std::int64_t> jobs;       // per name
-  std::vector<Int128> gpu_ms;         // per name: GPUs x duration
+  std::vector<std::string> names;     // sorted
+  std::vector<std::uint32_t> of_job;  // index into names
+  std::vector<std::int64_t> jobs;     // per name
+  std::vector<Wide> gpu_ms;           // per name: GPUs x duration
 };
 
 TraceTenants trace_tenants(const Trace& trace) {
@@ -50,27 +51,26 @@ TraceTenants trace_tenants(const Trace& trace) {
     const std::uint32_t slot = slot_of_id[job.tenant];
     out.of_job.push_back(slot);
     ++out.jobs[slot];
-    out.gpu_ms[slot] += static_cast<Int128>(job.gpus) * job.duration_ms;
+    out.gpu_ms[slot] += static_cast<Wide>(job.gpus) * job.duration_ms;
   }
   return out;
 }
 
 // `total` split over shares proportional to `amounts` by the largest-remainder method (ties:
 // earlier index); every amount 0: split equally.
-std::vector<std::int64_t> largest_remainder(std::int64_t total,
-                                            const std::vector<Int128>& amounts) {
-  Int128 sum = 0;
+std::vector<std::int64_t> largest_remainder(std::int64_t total, const std::vector<Wide>& amounts) {
+  Wide sum = 0;
   for (const auto a : amounts) sum += a;
-  std::vector<Int128> weights = amounts;
+  std::vector<Wide> weights = amounts;
   if (sum == 0) {
     std::fill(weights.begin(), weights.end(), 1);
-    sum = static_cast<Int128>(weights.size());
+    sum = static_cast<Wide>(weights.size());
   }
   std::vector<std::int64_t> out(weights.size());
-  std::vector<std::pair<Int128, std::size_t>> remainders;
+  std::vector<std::pair<Wide, std::size_t>> remainders;
   std::int64_t given = 0;
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    const Int128 scaled = static_cast<Int128>(total) * weights[i];
+    const Wide scaled = static_cast<Wide>(total) * weights[i];
     out[i] = static_cast<std::int64_t>(scaled / sum);
     given += out[i];
     remainders.emplace_back(scaled % sum, i);
@@ -115,10 +115,10 @@ TenantTable resolve_tenants(const TenantsSpec* spec, const Trace& trace, const C
   table.cohorts_.emplace_back("");
 
   if (kind == TenantsSpec::Kind::kEqual || kind == TenantsSpec::Kind::kProportional) {
-    std::vector<Int128> amounts(in_trace.names.size(), 1);
+    std::vector<Wide> amounts(in_trace.names.size(), 1);
     if (kind == TenantsSpec::Kind::kProportional) amounts = in_trace.gpu_ms;
     const std::vector<std::int64_t> quotas = largest_remainder(total_gpus, amounts);
-    Int128 amount_sum = 0;
+    Wide amount_sum = 0;
     for (const auto a : amounts) amount_sum += a;
     for (std::size_t i = 0; i < in_trace.names.size(); ++i) {
       Tenant tenant;
@@ -156,8 +156,8 @@ TenantTable resolve_tenants(const TenantsSpec* spec, const Trace& trace, const C
       tenant.weight = entry.weight >= 0 ? entry.weight : static_cast<double>(tenant.quota_gpus);
       tenant.borrowing_limit_gpus = entry.borrowing_limit_gpus;
       tenant.lending_limit_gpus = entry.lending_limit_gpus;
-      const auto [it, added] = cohort_index.emplace(
-          entry.cohort, static_cast<std::uint32_t>(table.cohorts_.size()));
+      const auto [it, added] =
+          cohort_index.emplace(entry.cohort, static_cast<std::uint32_t>(table.cohorts_.size()));
       if (added) table.cohorts_.push_back(entry.cohort);
       tenant.cohort = it->second;
       index.emplace(tenant.name, static_cast<TenantIndex>(table.tenants_.size()));
@@ -179,16 +179,17 @@ TenantTable resolve_tenants(const TenantsSpec* spec, const Trace& trace, const C
       }
     }
     table.job_tenant_.reserve(trace.jobs.size());
-    for (const std::uint32_t slot : in_trace.of_job) table.job_tenant_.push_back(of_trace_name[slot]);
+    for (const std::uint32_t slot : in_trace.of_job)
+      table.job_tenant_.push_back(of_trace_name[slot]);
 
     if (!spec->overcommit) {
       std::int64_t sum = 0;
       for (const auto& tenant : table.tenants_) sum += tenant.quota_gpus;
       if (sum > total_gpus)
-        throw ConfigError(fmt::format(
-            "{}: tenants: quotas add up to {} GPUs, more than the cluster's {} (set "
-            "\"overcommit\": true to allow it)",
-            source, sum, total_gpus));
+        throw ConfigError(
+            fmt::format("{}: tenants: quotas add up to {} GPUs, more than the cluster's {} (set "
+                        "\"overcommit\": true to allow it)",
+                        source, sum, total_gpus));
       if (table.per_type_) {
         for (GpuTypeIndex type = 0; type < cluster.gpu_types().size(); ++type) {
           std::int64_t of_type = 0;

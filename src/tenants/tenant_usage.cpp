@@ -26,7 +26,8 @@ TenantUsage::TenantUsage(std::size_t tenants, std::size_t gpu_types)
       changed_ms_(tenants, 0) {}
 
 std::int64_t TenantUsage::used_gpu_ms(TenantIndex tenant, TimeMs now_ms) const {
-  SCHEDLAB_ASSERT(now_ms >= changed_ms_[tenant], "tenant usage is read at or after its last change");
+  SCHEDLAB_ASSERT(now_ms >= changed_ms_[tenant],
+                  "tenant usage is read at or after its last change");
   return saturating_gpu_ms(used_[tenant], busy_gpus(tenant), now_ms - changed_ms_[tenant]);
 }
 

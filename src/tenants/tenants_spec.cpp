@@ -28,9 +28,9 @@ constexpr std::int64_t kMaxQuotaGpus = 1'000'000'000'000;
 }
 
 std::int64_t gpu_count(const Json& value, const std::string& source, const std::string& path) {
-  const bool whole = value.is_number_integer() ||
-                     (value.is_number_float() && std::isfinite(value.get<double>()) &&
-                      value.get<double>() == std::floor(value.get<double>()));
+  const bool whole =
+      value.is_number_integer() || (value.is_number_float() && std::isfinite(value.get<double>()) &&
+                                    value.get<double>() == std::floor(value.get<double>()));
   if (!whole || value.get<double>() < 0 || value.get<double>() > kMaxQuotaGpus)
     spec_error(source, path,
                fmt::format("expected a GPU count (an integer in 0..{}), got {}", kMaxQuotaGpus,
@@ -73,7 +73,8 @@ TenantEntry parse_entry(const Json& item, const std::string& source, const std::
     entry.weight = weight.get<double>();
   }
   if (item.contains("borrowing_limit"))
-    entry.borrowing_limit_gpus = gpu_count(item["borrowing_limit"], source, path + ".borrowing_limit");
+    entry.borrowing_limit_gpus =
+        gpu_count(item["borrowing_limit"], source, path + ".borrowing_limit");
   if (item.contains("lending_limit"))
     entry.lending_limit_gpus = gpu_count(item["lending_limit"], source, path + ".lending_limit");
   if (item.contains("cohort")) {
@@ -148,9 +149,9 @@ TenantsSpec load_philly_vc(const std::string& text, const std::string& path) {
     const std::string_view nodes_text = trim(fields[1]);
     const auto nodes = parse_int(nodes_text);
     if (!nodes || *nodes < 0 || *nodes > 10'000'000)
-      throw TraceError(path, csv.line(),
-                       fmt::format("node num: expected an integer in 0..10000000, got '{}'",
-                                   nodes_text));
+      throw TraceError(
+          path, csv.line(),
+          fmt::format("node num: expected an integer in 0..10000000, got '{}'", nodes_text));
     if (!names.insert(name).second)
       throw TraceError(path, csv.line(), fmt::format("vc: '{}' is listed twice", name));
     TenantEntry entry;

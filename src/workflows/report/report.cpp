@@ -14,6 +14,7 @@
 
 #include "report_gantt.hpp"
 #include "report_svg.hpp"
+#include "report_tenants.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/json_text.hpp"
@@ -50,6 +51,8 @@ struct RunData {
   Json summary;
   std::vector<SeriesRow> series;
   bool has_series = false;
+  std::vector<std::string> tenant_names;         // gpus.<tenant> columns of timeseries.csv
+  std::vector<std::vector<double>> tenant_gpus;  // [tenant][row]
   std::vector<double> waits_s;
   std::vector<double> jcts_s;
   bool has_jobs = false;
@@ -91,7 +94,9 @@ double field_number(const std::vector<std::string_view>& fields, std::size_t ind
   return *value;
 }
 
-std::vector<SeriesRow> read_timeseries(const std::string& path) {
+// The rows of timeseries.csv into run.series, and its per-tenant columns (gpus.<tenant>, with
+// tenants; docs/tenants.md) into run.tenant_names / run.tenant_gpus.
+void read_timeseries(const std::string& path, RunData& run) {
   const std::string text = read_file_bytes(path);
   CsvReader reader(text, path);
   const CsvHeader header(header_row(reader, path));
@@ -99,15 +104,24 @@ std::vector<SeriesRow> read_timeseries(const std::string& path) {
   const std::size_t busy = require_column(header, "busy_gpus", path);
   const std::size_t idle = require_column(header, "idle_gpus", path);
   const std::size_t queued = require_column(header, "queued_jobs", path);
-  std::vector<SeriesRow> rows;
+  std::vector<std::size_t> tenant_columns;
+  for (std::size_t c = 0; c < header.names().size(); ++c) {
+    const std::string& name = header.names()[c];
+    if (!name.starts_with("gpus.") || name.size() == 5) continue;
+    tenant_columns.push_back(c);
+    run.tenant_names.push_back(name.substr(5));
+  }
+  run.tenant_gpus.assign(tenant_columns.size(), {});
   std::vector<std::string_view> fields;
   while (reader.next_row(fields)) {
-    rows.push_back({field_number(fields, t, "time_s", reader),
-                    field_number(fields, busy, "busy_gpus", reader),
-                    field_number(fields, idle, "idle_gpus", reader),
-                    field_number(fields, queued, "queued_jobs", reader)});
+    run.series.push_back({field_number(fields, t, "time_s", reader),
+                          field_number(fields, busy, "busy_gpus", reader),
+                          field_number(fields, idle, "idle_gpus", reader),
+                          field_number(fields, queued, "queued_jobs", reader)});
+    for (std::size_t k = 0; k < tenant_columns.size(); ++k)
+      run.tenant_gpus[k].push_back(field_number(fields, tenant_columns[k],
+                                                header.names()[tenant_columns[k]].c_str(), reader));
   }
-  return rows;
 }
 
 // Wait and turnaround of every job that started (empty fields: never started).
@@ -158,7 +172,7 @@ RunData read_run_dir(const fs::path& dir, const std::string& source,
   run.summary = read_summary((dir / "summary.json").string());
   std::error_code ec;
   if (fs::exists(dir / "timeseries.csv", ec)) {
-    run.series = read_timeseries((dir / "timeseries.csv").string());
+    read_timeseries((dir / "timeseries.csv").string(), run);
     run.has_series = !run.series.empty();
   } else {
     notes.push_back(fmt::format("{}: no timeseries.csv; the over-time charts leave this run out",
@@ -912,6 +926,27 @@ std::string gantt_section(const std::vector<RunData>& runs, const ReportOptions&
   return out + "</section>\n";
 }
 
+// Stacked GPUs by tenant over time and waits by tenant, for runs that report tenants.
+std::vector<Figure> tenant_section_figures(const std::vector<RunData>& runs) {
+  std::vector<TenantRun> tenant_runs;
+  for (const auto& r : runs) {
+    TenantRun t;
+    t.label = r.label;
+    t.color = r.color;
+    if (r.summary.contains("tenants")) t.tenants = r.summary["tenants"];
+    if (r.has_series) {
+      for (const auto& row : r.series) t.time_s.push_back(row.time_s);
+      t.names = r.tenant_names;
+      t.gpus = r.tenant_gpus;
+    }
+    tenant_runs.push_back(std::move(t));
+  }
+  std::vector<Figure> out;
+  for (auto& f : tenant_figures(tenant_runs, kMaxGanttRuns))
+    out.push_back({std::move(f.title), std::move(f.caption), std::move(f.svg)});
+  return out;
+}
+
 std::string section(const std::string& title, const std::vector<Figure>& figures) {
   if (figures.empty()) return "";
   std::string out = fmt::format("<section><h2>{}</h2><div class=\"grid\">\n", html_escape(title));
@@ -1019,6 +1054,7 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   html += section("Over time", over_time_figures(runs));
   html += gantt_section(runs, options, report.notes);
   html += section("Wait and completion time", cdf_figures(runs));
+  html += section("Tenants", tenant_section_figures(runs));
   html += section("Summary metrics", summary_figures(runs));
   html += section("Energy and idle capacity", energy_figures(runs));
   html += section("Restarts and lost work", restart_figures(runs));

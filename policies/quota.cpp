@@ -1,0 +1,345 @@
+// quota — per-tenant queues with nominal quotas, borrowing within a cohort, and reclaim.
+//
+// Algorithm (Kubernetes Kueue's ClusterQueues and cohorts; docs/tenants.md): each tenant has a
+// queue (FIFO by submit time, or with order=priority by priority, then submit time; ties by
+// trace order) and a nominal quota q in GPUs (in all, or per GPU type: then every rule below
+// holds per type). Of q, min(q, lending_limit) is lendable to its cohort and the rest is
+// guaranteed to the tenant alone. A tenant's jobs may use, in all, its nominal quota plus up to
+// borrowing_limit more GPUs, provided the cohort's pool is not overdrawn: the sum over the
+// cohort's tenants of max(0, used - guaranteed) stays within the sum of their lendable parts.
+// Each call, tenants are visited in the order of their head jobs:
+//   1. heads that fit within their tenant's nominal quota start if the pool and the free GPUs
+//      allow it. Otherwise, with reclaim=preempt, the running jobs of tenants of the cohort
+//      that use more than their own nominal quota (borrowers) are preempted, most recently
+//      started first (ties: larger job index first), until the head can start; if even all of
+//      them would not make room, nothing is preempted;
+//   2. then heads beyond their tenant's nominal quota start if borrowing is allowed and the
+//      borrowing limit, the pool and the free GPUs allow it.
+// A head that cannot start blocks its own tenant's later jobs (head-of-line blocking per
+// tenant), never another tenant's. With borrowing=false each tenant is a hard partition of its
+// nominal quota. A job that can never fit its tenant's limits stays queued and blocks its tenant
+// (the run then stops with exit 3 naming it).
+// Reclaim preempts at once, whatever the victims' progress: the reclaiming tenant stays within
+// its quota and borrowers never preempt, so no job is preempted by one it preempted.
+// Parameters: order (fifo | priority), borrowing (true), reclaim (preempt | none).
+// Citation: Kubernetes Kueue, "Cluster Queue: cohorts, borrowing and lending limits,
+// preemption" (kueue.sigs.k8s.io/docs/concepts/cluster_queue/); hard partitions as in the
+// virtual clusters of Microsoft Philly (Jeon et al., "Analysis of Large-Scale Multi-Tenant GPU
+// Clusters for DNN Training Workloads", USENIX ATC 2019).
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "schedlab/error.hpp"
+#include "schedlab/greedy_policy.hpp"
+#include "schedlab/policy_kit.hpp"
+
+namespace schedlab {
+namespace {
+
+constexpr const char* kName = "quota";
+
+std::int64_t saturating_sum(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? kUnlimitedGpus : out;
+}
+
+class QuotaPolicy final : public Policy {
+ public:
+  QuotaPolicy(bool by_priority, bool borrowing, bool reclaim)
+      : by_priority_(by_priority), borrowing_(borrowing), reclaim_(reclaim) {}
+
+  void on_begin(const SchedContext& ctx, const RunSizes& /*sizes*/) override {
+    const TenantTable& table = ctx.tenants();
+    per_type_ = table.per_type();
+    dims_ = per_type_ ? ctx.cluster().gpu_types().size() : 1;
+    const std::size_t tenants = table.size();
+    queues_.assign(tenants, {});
+    running_.assign(tenants, {});
+    nominal_.assign(tenants * dims_, 0);
+    guaranteed_.assign(tenants * dims_, 0);
+    pool_.assign(table.cohorts().size() * dims_, 0);
+    pool_used_.assign(table.cohorts().size() * dims_, 0);
+    used_.assign(tenants * dims_, 0);
+    limits_.assign(tenants, 0);
+    for (TenantIndex t = 0; t < tenants; ++t) {
+      const Tenant& tenant = table.tenant(t);
+      limits_[t] = tenant.borrowing_limit_gpus;
+      for (std::size_t d = 0; d < dims_; ++d) {
+        const std::int64_t quota = per_type_ ? tenant.quota_by_type[d] : tenant.quota_gpus;
+        const std::int64_t lendable = std::min(quota, tenant.lending_limit_gpus);
+        nominal_[t * dims_ + d] = quota;
+        guaranteed_[t * dims_ + d] = quota - lendable;
+        pool_[tenant.cohort * dims_ + d] += lendable;
+      }
+    }
+  }
+
+  void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
+  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+  void on_requeue(const SchedContext& ctx, JobIndex job) override {
+    stopped(ctx, job);
+    enqueue(ctx, job);
+  }
+
+  void schedule(const SchedContext& ctx, Decisions& decisions) override {
+    snapshot(ctx);
+    // Pass 1: heads within their nominal quota (with reclaim); tenants whose head would borrow
+    // wait for pass 2.
+    std::vector<TenantIndex> borrowing_heads;
+    HeadHeap heads = head_heap(ctx, all_queued_tenants());
+    while (!heads.empty()) {
+      const TenantIndex t = heads.top().second;
+      heads.pop();
+      const JobIndex job = queues_[t].begin()->second;
+      const std::optional<Demand> demand = demand_of(ctx, decisions, job);
+      if (demand && !within(t, *demand, false)) {
+        borrowing_heads.push_back(t);
+        continue;
+      }
+      bool started = ctx.cluster().free_gpus() > 0 && demand && admissible(ctx, t, *demand) &&
+                     start(ctx, decisions, t, job);
+      if (!started && reclaim_) started = reclaim_for(ctx, decisions, t, job);
+      if (started && !queues_[t].empty()) heads.push(head_key(ctx, t));
+    }
+    if (!borrowing_) return;
+    // Pass 2: heads that borrow from the cohort.
+    heads = head_heap(ctx, borrowing_heads);
+    while (!heads.empty() && ctx.cluster().free_gpus() > 0) {
+      const TenantIndex t = heads.top().second;
+      heads.pop();
+      const JobIndex job = queues_[t].begin()->second;
+      const std::optional<Demand> demand = demand_of(ctx, decisions, job);
+      if (!demand || !admissible(ctx, t, *demand) || !start(ctx, decisions, t, job)) continue;
+      if (!queues_[t].empty()) heads.push(head_key(ctx, t));
+    }
+  }
+
+ private:
+  using Entry = std::pair<OrderKey, JobIndex>;
+  using HeadKey = std::pair<Entry, TenantIndex>;
+  using HeadHeap = std::priority_queue<HeadKey, std::vector<HeadKey>, std::greater<>>;
+  using Demand = std::vector<std::int64_t>;  // GPUs per dimension (all, or per GPU type)
+
+  Entry entry_of(const SchedContext& ctx, JobIndex job) const {
+    const JobView view = ctx.job(job);
+    return {
+        by_priority_ ? OrderKey{-view.priority(), view.submit_ms()} : OrderKey{view.submit_ms(), 0},
+        job};
+  }
+  void enqueue(const SchedContext& ctx, JobIndex job) {
+    queues_[ctx.tenants().of_job(job)].insert(entry_of(ctx, job));
+  }
+  void stopped(const SchedContext& ctx, JobIndex job) {
+    running_[ctx.tenants().of_job(job)].erase({ctx.job(job).last_start_ms(), job});
+  }
+
+  std::vector<TenantIndex> all_queued_tenants() const {
+    std::vector<TenantIndex> out;
+    for (TenantIndex t = 0; t < queues_.size(); ++t)
+      if (!queues_[t].empty()) out.push_back(t);
+    return out;
+  }
+  HeadKey head_key(const SchedContext& /*ctx*/, TenantIndex t) const {
+    return {*queues_[t].begin(), t};
+  }
+  HeadHeap head_heap(const SchedContext& ctx, const std::vector<TenantIndex>& tenants) const {
+    std::vector<HeadKey> keys;
+    keys.reserve(tenants.size());
+    for (const TenantIndex t : tenants) keys.push_back(head_key(ctx, t));
+    return HeadHeap(std::greater<>(), std::move(keys));
+  }
+
+  // Each tenant's GPUs in use by dimension, and each cohort's draw on its pool, from the
+  // engine's usage (the one owner); kept up to date below as this call starts and preempts.
+  void snapshot(const SchedContext& ctx) {
+    const TenantUsage& usage = ctx.tenant_usage();
+    std::fill(pool_used_.begin(), pool_used_.end(), 0);
+    for (TenantIndex t = 0; t < queues_.size(); ++t) {
+      for (std::size_t d = 0; d < dims_; ++d)
+        used_[t * dims_ + d] =
+            usage.busy_gpus(t, per_type_ ? static_cast<GpuTypeIndex>(d) : kAnyGpuType);
+      add_pool_draw(ctx, t, 1);
+    }
+  }
+  void add_pool_draw(const SchedContext& ctx, TenantIndex t, int sign) {
+    const std::uint32_t cohort = ctx.tenants().tenant(t).cohort;
+    for (std::size_t d = 0; d < dims_; ++d)
+      pool_used_[cohort * dims_ + d] +=
+          sign * std::max<std::int64_t>(0, used_[t * dims_ + d] - guaranteed_[t * dims_ + d]);
+  }
+  void change_use(const SchedContext& ctx, TenantIndex t, const Demand& demand, int sign) {
+    add_pool_draw(ctx, t, -1);
+    for (std::size_t d = 0; d < dims_; ++d) used_[t * dims_ + d] += sign * demand[d];
+    add_pool_draw(ctx, t, 1);
+  }
+
+  // The GPUs per dimension `job` would take now: its GPU count, or per GPU type from its
+  // placement on a cluster of several types when it is not bound to one (nullopt: no room).
+  std::optional<Demand> demand_of(const SchedContext& ctx, const Decisions& decisions,
+                                  JobIndex job) const {
+    Demand demand(dims_, 0);
+    const JobView view = ctx.job(job);
+    if (!per_type_) {
+      demand[0] = view.gpus();
+    } else if (view.gpu_type() != kAnyGpuType) {
+      demand[view.gpu_type()] = view.gpus();
+    } else {
+      const auto placement = decisions.find_placement(job);
+      if (!placement) return std::nullopt;
+      add_placement(ctx.cluster(), *placement, demand);
+    }
+    return demand;
+  }
+  void add_placement(const Cluster& cluster, const Placement& placement, Demand& demand) const {
+    for (const auto& a : placement)
+      demand[per_type_ ? cluster.node(a.node).type : 0] += a.gpu_count();
+  }
+
+  // Whether `demand` more keeps tenant `t` within its nominal quota (or, with `borrow`, within
+  // nominal quota + borrowing limit).
+  bool within(TenantIndex t, const Demand& demand, bool borrow) const {
+    const std::int64_t extra = borrow ? borrowing_limit(t) : 0;
+    for (std::size_t d = 0; d < dims_; ++d)
+      if (used_[t * dims_ + d] + demand[d] > saturating_sum(nominal_[t * dims_ + d], extra))
+        return false;
+    return true;
+  }
+  std::int64_t borrowing_limit(TenantIndex t) const { return limits_[t]; }
+
+  // The quota rules for `demand` more GPUs for tenant `t`: its limits and its cohort's pool.
+  bool admissible(const SchedContext& ctx, TenantIndex t, const Demand& demand) const {
+    if (!within(t, demand, borrowing_)) return false;
+    const std::uint32_t cohort = ctx.tenants().tenant(t).cohort;
+    for (std::size_t d = 0; d < dims_; ++d) {
+      const std::int64_t used = used_[t * dims_ + d];
+      const std::int64_t guaranteed = guaranteed_[t * dims_ + d];
+      const std::int64_t draw_before = std::max<std::int64_t>(0, used - guaranteed);
+      const std::int64_t draw_after = std::max<std::int64_t>(0, used + demand[d] - guaranteed);
+      if (pool_used_[cohort * dims_ + d] - draw_before + draw_after > pool_[cohort * dims_ + d])
+        return false;
+    }
+    return true;
+  }
+
+  bool start(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job) {
+    const auto placement = decisions.find_placement(job);
+    if (!placement) return false;
+    Demand demand(dims_, 0);
+    add_placement(ctx.cluster(), *placement, demand);
+    if (!admissible(ctx, t, demand)) return false;
+    decisions.start(job, *placement);
+    queues_[t].erase(queues_[t].begin());
+    running_[t].emplace(ctx.now(), job);
+    change_use(ctx, t, demand, 1);
+    return true;
+  }
+
+  // Preempts borrowers of t's cohort, most recently started first, until `job` (t's head,
+  // within t's nominal quota) can start; then starts it. Plans on the what-if cluster first:
+  // nothing is preempted unless the job then starts.
+  bool reclaim_for(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job) {
+    const TenantTable& table = ctx.tenants();
+    const std::uint32_t cohort = table.tenant(t).cohort;
+    const JobView view = ctx.job(job);
+    // Candidates: running jobs of tenants of the cohort above their nominal quota, newest first.
+    using Running = std::pair<TimeMs, JobIndex>;
+    std::vector<Running> candidates;
+    for (TenantIndex s = 0; s < queues_.size(); ++s) {
+      if (s == t || table.tenant(s).cohort != cohort || !over_nominal(s)) continue;
+      for (const auto& running : running_[s])
+        if (ctx.job(running.second).preemptible()) candidates.push_back(running);
+    }
+    if (candidates.empty()) return false;
+    std::sort(candidates.begin(), candidates.end(), std::greater<>());
+    const std::vector<std::int64_t> used_before = used_;
+    const std::vector<std::int64_t> pool_used_before = pool_used_;
+    WhatIf& what_if = ctx.what_if();
+    std::vector<JobIndex> victims;
+    std::optional<Placement> placement;
+    for (const auto& [start_ms, victim] : candidates) {
+      const TenantIndex s = table.of_job(victim);
+      Demand held(dims_, 0);
+      add_placement(ctx.cluster(), ctx.job(victim).placement(), held);
+      if (!still_borrowing(s, held)) continue;
+      what_if.release(victim);
+      change_use(ctx, s, held, -1);
+      victims.push_back(victim);
+      placement = what_if.place(view.gpu_type(), view.gpus());
+      if (!placement) continue;
+      Demand demand(dims_, 0);
+      add_placement(ctx.cluster(), *placement, demand);
+      if (within(t, demand, false) && admissible(ctx, t, demand)) break;
+      placement.reset();
+    }
+    what_if.reset();
+    used_ = used_before;
+    pool_used_ = pool_used_before;
+    if (!placement) return false;
+    for (const JobIndex victim : victims) {
+      const TenantIndex s = table.of_job(victim);
+      Demand held(dims_, 0);
+      add_placement(ctx.cluster(), ctx.job(victim).placement(), held);
+      decisions.preempt(victim);
+      stopped(ctx, victim);
+      change_use(ctx, s, held, -1);
+    }
+    const bool started = start(ctx, decisions, t, job);
+    SCHEDLAB_ASSERT(started, "a reclaiming job starts once the borrowers are preempted");
+    return started;
+  }
+
+  bool over_nominal(TenantIndex s) const {
+    for (std::size_t d = 0; d < dims_; ++d)
+      if (used_[s * dims_ + d] > nominal_[s * dims_ + d]) return true;
+    return false;
+  }
+  // Whether tenant s, holding `held` in a running job, is above its nominal quota in a
+  // dimension that job uses (so preempting it takes back borrowed GPUs).
+  bool still_borrowing(TenantIndex s, const Demand& held) const {
+    for (std::size_t d = 0; d < dims_; ++d)
+      if (held[d] > 0 && used_[s * dims_ + d] > nominal_[s * dims_ + d]) return true;
+    return false;
+  }
+
+  bool by_priority_;
+  bool borrowing_;
+  bool reclaim_;
+  bool per_type_ = false;
+  std::size_t dims_ = 1;
+  std::vector<std::set<Entry>> queues_;                         // per tenant
+  std::vector<std::set<std::pair<TimeMs, JobIndex>>> running_;  // per tenant: (start, job)
+  std::vector<std::int64_t> nominal_;                           // [tenant * dims + d]
+  std::vector<std::int64_t> guaranteed_;  // [tenant * dims + d]: nominal - lendable
+  std::vector<std::int64_t> limits_;      // per tenant: borrowing limit
+  std::vector<std::int64_t> pool_;        // [cohort * dims + d]: sum of lendable parts
+  std::vector<std::int64_t> pool_used_;   // [cohort * dims + d]: sum of draws beyond guaranteed
+  std::vector<std::int64_t> used_;        // [tenant * dims + d]: GPUs in use (this call)
+};
+
+}  // namespace
+}  // namespace schedlab
+
+SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
+    schedlab::kName,
+    "per-tenant queues within nominal quotas, borrowing unused quota of the cohort, reclaim by "
+    "preempting borrowers (Kueue)",
+    {{"order", "fifo", "order of each tenant's queue: fifo (submit time) or priority"},
+     {"borrowing", "true",
+      "true: tenants may borrow unused quota of their cohort; false: hard partitions"},
+     {"reclaim", "preempt",
+      "preempt: a tenant within its quota preempts borrowers to start; none: it waits"}},
+    [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
+      const std::string order = params.get_string("order", "fifo");
+      if (order != "fifo" && order != "priority")
+        schedlab::param_error(schedlab::kName, "order", order, "fifo or priority");
+      const std::string reclaim = params.get_string("reclaim", "preempt");
+      if (reclaim != "preempt" && reclaim != "none")
+        schedlab::param_error(schedlab::kName, "reclaim", reclaim, "preempt or none");
+      return std::make_unique<schedlab::QuotaPolicy>(
+          order == "priority", params.get_bool("borrowing", true), reclaim == "preempt");
+    },
+    true})
