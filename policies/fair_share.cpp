@@ -43,21 +43,22 @@
 // of that class can start, and the walk drops the whole class instead of passing over its
 // jobs one by one. With age_weight > 0 a job's score also grows with its age until it is capped
 // at max_age, so each class keeps two sets: jobs whose age term is capped, in (priority desc,
-// submit, index) order, and after them younger jobs in (submit, priority desc, index) order (older first = larger score); jobs move from the second to the
-// first as they reach max_age, each once (found through one set of all young jobs by submit
-// time), so the order stays exact at O(log queue) per job with no re-sorting. A schedule() call
-// that orders costs O(tenants + (started jobs + dropped classes) × (log tenants + classes of a
-// tenant)) and stops as soon as no GPU is free. With blocking=false and nothing released since
-// the last call (no end, requeue or node change), jobs that did not fit still do not, so only
-// newly arrived jobs are tried, in order, refreshing only their tenants (all tenants with aging,
-// whose score needs sum_j E_j). A call with no GPU free returns at once.
+// submit, index) order, and after them younger jobs in (submit, priority desc, index) order (older
+// first = larger score); jobs move from the second to the first as they reach max_age, each once
+// (found through one set of all young jobs by submit time), so the order stays exact at O(log
+// queue) per job with no re-sorting. A schedule() call that orders costs O(tenants + (started jobs
+// + dropped classes) × (log tenants + classes of a tenant)) and stops as soon as no GPU is free.
+// With blocking=false and nothing released since the last call (no end, requeue or node change),
+// jobs that did not fit still do not, so only newly arrived jobs are tried, in order, refreshing
+// only their tenants (all tenants with aging, whose score needs sum_j E_j). A call with no GPU free
+// returns at once.
 //
 // Parameters: half_life (seconds, 604800 = 7 days; > 0), age_weight (0; >= 0), max_age
 // (seconds, 604800), blocking (false).
 // Citation: the classic fair-share factor of Slurm's multifactor priority plugin,
-// F = 2^(-U/S) with usage decayed by PriorityDecayHalfLife (slurm.schedmd.com/priority_multifactor.html);
-// M. A. Jette, A. B. Yoo, M. Grondona, "SLURM: Simple Linux Utility for Resource Management",
-// JSSPP 2003, LNCS 2862.
+// F = 2^(-U/S) with usage decayed by PriorityDecayHalfLife
+// (slurm.schedmd.com/priority_multifactor.html); M. A. Jette, A. B. Yoo, M. Grondona, "SLURM:
+// Simple Linux Utility for Resource Management", JSSPP 2003, LNCS 2862.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -313,9 +314,8 @@ class FairSharePolicy final : public Policy {
       // g(now) - g(last); within one half-life as g(last) * (2^(elapsed / h) - 1), which does
       // not cancel (there g(last) >= g(now) / 2 >= 1/2, so it never underflows either).
       const double half_lives = elapsed_ms / half_life_ms_;
-      const double growth = half_lives <= 1.0
-                                ? d.g_last * std::expm1(half_lives * std::numbers::ln2)
-                                : g - d.g_last;
+      const double growth =
+          half_lives <= 1.0 ? d.g_last * std::expm1(half_lives * std::numbers::ln2) : g - d.g_last;
       d.scaled += rate * mean_life_ms_ * growth;
     }
     d.used_gpu_ms = used;
@@ -365,11 +365,10 @@ class FairSharePolicy final : public Policy {
   Key key_of(const SchedContext& ctx, TenantIndex tenant, const Entry& e, bool aged) const {
     double score = scores_[tenant];
     if (aging()) {
-      const double age =
-          aged || max_age_ms_ == 0
-              ? 1.0
-              : std::min(1.0, static_cast<double>(ctx.now() - e.submit_ms) /
-                                  static_cast<double>(max_age_ms_));
+      const double age = aged || max_age_ms_ == 0
+                             ? 1.0
+                             : std::min(1.0, static_cast<double>(ctx.now() - e.submit_ms) /
+                                                 static_cast<double>(max_age_ms_));
       score += age_weight_ * age;
     }
     return {score, e.priority, e.submit_ms, e.job};
@@ -424,7 +423,8 @@ class FairSharePolicy final : public Policy {
     for (JobIndex job : arrived) {
       if (ctx.job(job).status() != JobStatus::kQueued) continue;
       const Entry e = entry_of(ctx, job);
-      fresh_.push_back(key_of(ctx, ctx.tenants().of_job(job), e, !is_young(ctx.now(), e.submit_ms)));
+      fresh_.push_back(
+          key_of(ctx, ctx.tenants().of_job(job), e, !is_young(ctx.now(), e.submit_ms)));
     }
     std::sort(fresh_.begin(), fresh_.end(), before);
     for (const Key& key : fresh_) {
@@ -440,9 +440,9 @@ class FairSharePolicy final : public Policy {
   bool blocking_;
 
   std::vector<TenantQueue> queues_;
-  std::vector<std::uint32_t> class_of_job_;          // index into its tenant's classes
-  std::set<std::pair<TimeMs, JobIndex>> young_;      // with aging: young jobs by submit time
-  std::uint64_t pass_ = 0;                           // full walks so far
+  std::vector<std::uint32_t> class_of_job_;      // index into its tenant's classes
+  std::set<std::pair<TimeMs, JobIndex>> young_;  // with aging: young jobs by submit time
+  std::uint64_t pass_ = 0;                       // full walks so far
   std::vector<Decay> decay_;
   std::vector<double> scores_;
   TimeMs t0_ms_ = 0;

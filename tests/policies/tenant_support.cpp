@@ -45,7 +45,8 @@ std::map<std::string, double> gpu_seconds_until(const SimulationResult& result, 
   for (const auto& [id, row] : job_rows(result)) {
     if (row.start_ms < 0 || row.start_ms >= until_ms) continue;
     const TimeMs end_ms = row.finish_ms < 0 ? until_ms : std::min(row.finish_ms, until_ms);
-    out[row.tenant] += static_cast<double>(row.gpus) * static_cast<double>(end_ms - row.start_ms) / 1000.0;
+    out[row.tenant] +=
+        static_cast<double>(row.gpus) * static_cast<double>(end_ms - row.start_ms) / 1000.0;
   }
   return out;
 }

@@ -60,8 +60,8 @@ TEST_CASE("drf: on one GPU type, weights 2:1 give saturating tenants 2/3 and 1/3
     for (int t = 0; t < 2; ++t)
       csv += fmt::format("{}{},0,1,{},{}\n", t == 0 ? "a" : "b", k,
                          1800 + (k * 7919 + t * 1777) % 3600, t == 0 ? "a" : "b");
-  const auto result = run_checked(trace_from_csv(csv), "8x8", "drf", {},
-                                  with_tenants(two_tenants("a", 2, "b", 1)));
+  const auto result =
+      run_checked(trace_from_csv(csv), "8x8", "drf", {}, with_tenants(two_tenants("a", 2, "b", 1)));
   const auto used = gpu_seconds_until(result, 72LL * 3600 * 1000);
   const double a = used.at("a") / (used.at("a") + used.at("b"));
   INFO("tenant a received " << a);

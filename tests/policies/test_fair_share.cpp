@@ -60,14 +60,16 @@ TEST_CASE("fair-share: saturating tenants receive GPU-time in proportion to thei
   // window (each needs at least 3,456 GPU-hours there and has about 6,000).
   const Trace trace = trace_from_csv(saturating_trace(6000));
   SECTION("weights 3:1 give 75% / 25%") {
-    const auto result = run_checked(trace, "8x8", "fair-share", {}, with_tenants(two_tenants(3, 1)));
+    const auto result =
+        run_checked(trace, "8x8", "fair-share", {}, with_tenants(two_tenants(3, 1)));
     const double a = share_of_a(result);
     INFO("tenant a received " << a);
     CHECK(a == Approx(0.75).margin(0.02));
     CHECK(result.summary["tenants"]["a"]["entitled_share"].get<double>() == Approx(0.75));
   }
   SECTION("weights 1:1 give 50% / 50%") {
-    const auto result = run_checked(trace, "8x8", "fair-share", {}, with_tenants(two_tenants(1, 1)));
+    const auto result =
+        run_checked(trace, "8x8", "fair-share", {}, with_tenants(two_tenants(1, 1)));
     const double a = share_of_a(result);
     INFO("tenant a received " << a);
     CHECK(a == Approx(0.5).margin(0.02));
@@ -215,13 +217,12 @@ TEST_CASE("fair-share: every start follows F recomputed by brute force from the 
       tenants_json += fmt::format(R"({}{{"name":"t{}","quota":1,"weight":{}}})", t ? "," : "", t,
                                   weights[static_cast<std::size_t>(t)]);
     tenants_json += "]}";
-    const auto result =
-        run_checked(trace_from_csv(csv), "2x4", "fair-share",
-                    {{"half_life", fmt::format("{}", h_ms / 1000)},
-                     {"age_weight", fmt::format("{}", age_weight)},
-                     {"max_age", "200"},
-                     {"blocking", "true"}},
-                    with_tenants(tenants_json));
+    const auto result = run_checked(trace_from_csv(csv), "2x4", "fair-share",
+                                    {{"half_life", fmt::format("{}", h_ms / 1000)},
+                                     {"age_weight", fmt::format("{}", age_weight)},
+                                     {"max_age", "200"},
+                                     {"blocking", "true"}},
+                                    with_tenants(tenants_json));
     const auto rows = job_rows(result);
     double weight_sum = 0;
     for (double w : weights) weight_sum += w;
@@ -236,8 +237,7 @@ TEST_CASE("fair-share: every start follows F recomputed by brute force from the 
         const double s = weights[static_cast<std::size_t>(job.tenant)] / weight_sum;
         const double u = d_sum > 0 ? d[static_cast<std::size_t>(job.tenant)] / d_sum : 0.0;
         const double f = s > 0 ? std::exp2(-u / s) : 0.0;
-        const double age =
-            std::min(1.0, static_cast<double>(t_ms - job.submit_ms) / max_age_ms);
+        const double age = std::min(1.0, static_cast<double>(t_ms - job.submit_ms) / max_age_ms);
         return f + age_weight * age;
       };
       for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -246,8 +246,8 @@ TEST_CASE("fair-share: every start follows F recomputed by brute force from the 
           const JobRow& other = rows.at(jobs[k].id);
           if (jobs[k].submit_ms > t_ms || other.start_ms <= t_ms) continue;  // not waiting at t
           INFO("seed " << seed << ": " << jobs[j].id << " started at " << t_ms << " ms before "
-                       << jobs[k].id << " (tenants t" << jobs[j].tenant << ", t"
-                       << jobs[k].tenant << ")");
+                       << jobs[k].id << " (tenants t" << jobs[j].tenant << ", t" << jobs[k].tenant
+                       << ")");
           const double sj = score(jobs[j]);
           const double sk = score(jobs[k]);
           if (jobs[j].tenant != jobs[k].tenant) ++checked_across_tenants;
