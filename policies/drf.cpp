@@ -103,13 +103,13 @@ class DrfPolicy final : public Policy {
         const TenantIndex t = ctx.tenants().of_job(job);
         if (in_pass_[t] == 0 && !queues_[t].empty()) {
           in_pass_[t] = 1;
-          pass_.push_back({share(ctx, t), t});
+          pass_.emplace_back(share(ctx, t), t);
         }
       }
       for (const auto& item : pass_) in_pass_[item.second] = 0;
     } else {
       for (TenantIndex t = 0; t < queues_.size(); ++t)
-        if (!queues_[t].empty()) pass_.push_back({share(ctx, t), t});
+        if (!queues_[t].empty()) pass_.emplace_back(share(ctx, t), t);
     }
     if (pass_.empty()) return;
     std::make_heap(pass_.begin(), pass_.end(), std::greater<>());
@@ -142,7 +142,7 @@ class DrfPolicy final : public Policy {
       if (!started) continue;  // skipped for the rest of this pass
       queue.erase(queue.begin());
       if (!queue.empty()) {
-        pass_.push_back({share(ctx, t), t});
+        pass_.emplace_back(share(ctx, t), t);
         std::push_heap(pass_.begin(), pass_.end(), std::greater<>());
       }
     }
