@@ -37,7 +37,7 @@ void TenantUsage::change(TenantIndex tenant, const Cluster& cluster, const Place
   changed_ms_[tenant] = now_ms;
   std::int64_t* row = &busy_[tenant * stride_];
   for (const auto& allocation : placement) {
-    const std::int64_t gpus = sign * allocation.gpu_count();
+    const std::int64_t gpus = static_cast<std::int64_t>(sign) * allocation.gpu_count();
     row[0] += gpus;
     row[1 + cluster.node(allocation.node).type] += gpus;
   }
