@@ -61,7 +61,7 @@ TEST_CASE("sweep: progress inside a running cell, and a warning when seeds canno
           "[workflows][progress][sweep]") {
   const std::string dir = fresh_temp_dir("progress-sweep");
   const std::string trace = dir + "/t.csv";
-  REQUIRE(run_command(schedlab_binary() + " gen -n 20000 --seed 3 --load 0.95 --load-gpus 64 -o " +
+  REQUIRE(run_command(schedlab_binary() + " gen -n 100000 --seed 3 --load 0.95 --load-gpus 64 -o " +
                       shell_quote(trace))
               .exit_code == 0);
   const std::string sweep = schedlab_binary() + " sweep -t " + shell_quote(trace) +
