@@ -395,3 +395,32 @@ TEST_CASE("tenants through run -o, report and check", "[tenants]") {
                                        "\\(lower is better\\)(.|\n)*"));
   CHECK_THAT(check.out, Catch::Matches("(.|\n)*tenants\\.b\\.wait_s\\.mean .* better(.|\n)*"));
 }
+
+TEST_CASE("every policy that ignores tenants schedules the same with --tenants", "[tenants]") {
+  Rng rng(21);
+  RandomTraceSpec random;
+  random.jobs = 150;
+  random.max_overestimate = 2.0;
+  random.priorities = 3;
+  std::string csv = random_trace_csv(rng, random);
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  std::string tagged = line + ",tenant\n";
+  while (std::getline(lines, line)) tagged += line + fmt::format(",t{}\n", rng.uniform_int(0, 3));
+  const Trace trace = trace_from_csv(tagged);
+  RunOptions with;
+  with.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec("proportional"));
+  int compared = 0;
+  for (const auto& info : registered_policies()) {
+    if (info.uses_tenants) continue;
+    INFO(info.name);
+    const SimulationResult plain = run_checked(trace, "4x4:V100", info.name);
+    const SimulationResult tenants = run_checked(trace, "4x4:V100", info.name, {}, with);
+    CHECK(plain.jobs_csv == tenants.jobs_csv);
+    CHECK(plain.attempts_csv == tenants.attempts_csv);
+    CHECK(tenants.summary.contains("tenants"));
+    ++compared;
+  }
+  CHECK(compared >= 7);
+}
