@@ -56,20 +56,8 @@ namespace {
 constexpr const char* kName = "drf";
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
-struct Entry {
-  std::int64_t priority;
-  TimeMs submit_ms;
-  JobIndex job;
-};
-
-// (priority desc, submit, index)
-struct ByPriority {
-  bool operator()(const Entry& a, const Entry& b) const {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.submit_ms != b.submit_ms) return a.submit_ms < b.submit_ms;
-    return a.job < b.job;
-  }
-};
+using Entry = PriorityEntry;
+using ByPriority = ByPriorityThenSubmit;
 
 class DrfPolicy final : public Policy {
  public:

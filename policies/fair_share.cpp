@@ -78,20 +78,8 @@ constexpr const char* kName = "fair-share";
 // Rescale the stored usage when the shared factor g exceeds 2^kRescaleHalfLives.
 constexpr double kRescaleHalfLives = 64.0;
 
-struct Entry {
-  std::int64_t priority;
-  TimeMs submit_ms;
-  JobIndex job;
-};
-
-// (priority desc, submit, index)
-struct ByPriority {
-  bool operator()(const Entry& a, const Entry& b) const {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.submit_ms != b.submit_ms) return a.submit_ms < b.submit_ms;
-    return a.job < b.job;
-  }
-};
+using Entry = PriorityEntry;
+using ByPriority = ByPriorityThenSubmit;
 
 // (submit, priority desc, index): younger jobs with aging, older (larger score) first.
 struct BySubmit {

@@ -72,6 +72,21 @@ class PlacementBound {
   int most_free_on_a_node_ = 0;
 };
 
+// A queued job as queues ordered by priority keep it, and that order: priority (larger
+// first), then submit time, then job index.
+struct PriorityEntry {
+  std::int64_t priority;
+  TimeMs submit_ms;
+  JobIndex job;
+};
+struct ByPriorityThenSubmit {
+  bool operator()(const PriorityEntry& a, const PriorityEntry& b) const {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.submit_ms != b.submit_ms) return a.submit_ms < b.submit_ms;
+    return a.job < b.job;
+  }
+};
+
 // Parameter helpers: each throws ConfigError "--param key=value: policy 'P' expects ...".
 // Seconds (decimal) as milliseconds, >= 0.
 TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
