@@ -3,12 +3,14 @@
 // the component's own file (built in, or in a plug-in library when it is loaded).
 //
 // Contract: names are unique within a kind (a second registration of a name is an invariant
-// violation); listings are sorted by name, so they never depend on link or load order.
+// violation, or, from a plug-in, a reason to refuse it); listings are sorted by name, so they never
+// depend on link or load order.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "schedlab/error.hpp"
@@ -25,8 +27,15 @@ class Registry {
     return registry;
   }
 
+  // Adds `info`. A name that is taken is an invariant violation, except while a plug-in loads
+  // (collect_taken_names(true)): then the entry is dropped and its name kept for
+  // take_taken_names(), so that load_plugin can refuse the plug-in with a message.
   bool add(Info info) {
-    SCHEDLAB_ASSERT(find(info.name) == nullptr, "registered names are unique within a kind");
+    if (find(info.name) != nullptr) {
+      SCHEDLAB_ASSERT(collect_taken_, "registered names are unique within a kind");
+      taken_.push_back(info.name);
+      return false;
+    }
     entries_.push_back(std::move(info));
     std::sort(entries_.begin(), entries_.end(),
               [](const Info& a, const Info& b) { return a.name < b.name; });
@@ -65,9 +74,14 @@ class Registry {
     return out;
   }
 
+  void collect_taken_names(bool on) { collect_taken_ = on; }
+  std::vector<std::string> take_taken_names() { return std::exchange(taken_, {}); }
+
  private:
   Registry() = default;
   std::vector<Info> entries_;
+  bool collect_taken_ = false;
+  std::vector<std::string> taken_;
 };
 
 }  // namespace schedlab

@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <initializer_list>
+#include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -10,8 +13,14 @@
 #include "huge_pages.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/names.hpp"
+#include "schedlab/plugin.hpp"
+#include "schedlab/version.hpp"
 
 namespace {
+
+bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+}
 
 // "; did you mean 'X'?" for a misspelled subcommand (the first word) or a long option of the
 // subcommand given; "" when nothing is close.
@@ -52,7 +61,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"schedlab: discrete-event GPU cluster scheduling simulator"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "schedlab 0.1.0");
+  app.set_version_flag("--version", "schedlab " SCHEDLAB_VERSION_STRING);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "also log informational messages on stderr");
   std::vector<Action> actions = {add_run_command(app), add_policies_command(app),
@@ -61,6 +70,14 @@ int main(int argc, char** argv) {
   for (auto add : {add_validate_command, add_convert_command, add_gen_command})
     actions.push_back(add(app));
   actions.push_back(add_compare_command(app));
+  actions.push_back(add_check_policy_command(app));
+  // --plugin FILE on the commands that name policies; loaded before the command runs.
+  std::vector<std::string> plugins;
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (is_one_of(command->get_name(), {"run", "compare", "sweep", "policies", "check-policy"}))
+      command->add_option("--plugin", plugins,
+                          "load policies from a plug-in library (repeatable; "
+                          "docs/writing-policies.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -75,6 +92,7 @@ int main(int argc, char** argv) {
   }
   if (verbose) spdlog::set_level(spdlog::level::info);
   try {
+    for (const std::string& plugin : plugins) load_plugin(plugin);
     for (const auto& action : actions) {
       const int code = action();
       if (code >= 0) return code;

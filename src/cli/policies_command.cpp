@@ -1,9 +1,12 @@
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "schedlab/placement_strategy.hpp"
+#include "schedlab/plugin.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/trace.hpp"
 
@@ -14,16 +17,25 @@ Action add_policies_command(CLI::App& app) {
       "policies", "list policies, their parameters, placements and trace formats");
   return [cmd]() -> int {
     if (!cmd->parsed()) return -1;
+    std::map<std::string, std::string> plugin_of;  // component name -> plug-in file
+    for (const LoadedPlugin& plugin : loaded_plugins()) {
+      for (const std::string& name : plugin.policies) plugin_of[name] = plugin.path;
+      for (const std::string& name : plugin.placements) plugin_of[name] = plugin.path;
+    }
+    const auto origin = [&](const std::string& name) {
+      const auto it = plugin_of.find(name);
+      return it == plugin_of.end() ? std::string() : fmt::format(" [plug-in {}]", it->second);
+    };
     std::string out = "policies:\n";
     for (const auto& info : registered_policies()) {
-      out += fmt::format("  {:<24} {}\n", info.name, info.summary);
+      out += fmt::format("  {:<24} {}{}\n", info.name, info.summary, origin(info.name));
       for (const auto& p : info.params)
         out +=
             fmt::format("      --param {:<24} {}\n", p.key + "=" + p.default_value, p.description);
     }
     out += "placements (--placement):\n";
     for (const auto& info : placement_strategies())
-      out += fmt::format("  {:<24} {}\n", info.name, info.summary);
+      out += fmt::format("  {:<24} {}{}\n", info.name, info.summary, origin(info.name));
     out += "trace formats (--format):\n";
     for (const auto& format : trace_formats())
       out += fmt::format("  {:<24} {}\n", format.name, format.summary);
