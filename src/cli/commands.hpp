@@ -25,7 +25,7 @@ namespace schedlab::cli {
 
 // Process exit codes.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitRegression = 1;  // schedlab check: a metric regressed
+inline constexpr int kExitRegression = 1;  // check: a metric regressed; check-policy: broken
 inline constexpr int kExitInput = 2;       // bad input: trace, cluster, options, parameters
 inline constexpr int kExitStuck = 3;       // jobs queued with nothing left to happen
 inline constexpr int kExitInternal = 4;    // a policy bug or a broken internal invariant
@@ -66,6 +66,7 @@ Action add_sweep_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
+Action add_check_policy_command(CLI::App& app);
 
 // `run --baseline BASE.json [--tolerance ...]` (check_command.cpp): register the options,
 // load and validate the baseline before the run (throws ConfigError), then compare the run's

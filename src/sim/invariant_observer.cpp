@@ -1,10 +1,10 @@
-#include "support/invariant_observer.hpp"
+#include "schedlab/invariant_observer.hpp"
 
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
 
-namespace schedlab::testing {
+namespace schedlab {
 
 namespace {
 [[noreturn]] void violated(const std::string& what) {
@@ -95,4 +95,4 @@ void InvariantObserver::on_end(const RunView& ctx) {
   if (held_gpus_ != 0) violated("GPUs still held at the end");
 }
 
-}  // namespace schedlab::testing
+}  // namespace schedlab
