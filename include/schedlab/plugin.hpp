@@ -39,6 +39,7 @@ namespace schedlab {
 // A plug-in library loaded into this process and the components it registered.
 struct LoadedPlugin {
   std::string path;                     // as given
+  std::string canonical_path;           // the file, once: loading it again returns this record
   std::vector<std::string> policies;    // registered names, sorted
   std::vector<std::string> placements;  // registered names, sorted
 };
@@ -52,9 +53,5 @@ LoadedPlugin load_plugin(const std::string& path);
 
 // The plug-ins loaded in this process, in load order.
 const std::vector<LoadedPlugin>& loaded_plugins();
-
-// The schedlab version a plug-in file was built against, read from its ABI record without
-// loading it; "" when it holds none.
-std::string plugin_file_version(const std::string& path);
 
 }  // namespace schedlab

@@ -27,12 +27,6 @@ std::vector<LoadedPlugin>& plugins() {
   return loaded;
 }
 
-// Canonical paths of the loaded plug-ins, parallel to plugins().
-std::vector<std::string>& canonical_paths() {
-  static std::vector<std::string> paths;
-  return paths;
-}
-
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
   throw ConfigError(fmt::format("--plugin {}: {}", path, why));
 }
@@ -76,11 +70,6 @@ std::vector<std::string> added_names(const std::vector<std::string>& before,
 
 }  // namespace
 
-std::string plugin_file_version(const std::string& path) {
-  const std::string record = abi_record(read_bytes(path));
-  return record.empty() ? "" : record_field(record, "version");
-}
-
 const std::vector<LoadedPlugin>& loaded_plugins() {
   return plugins();
 }
@@ -106,8 +95,8 @@ LoadedPlugin load_plugin(const std::string& path) {
   }
   std::error_code error;
   const std::string canonical = std::filesystem::canonical(path, error).string();
-  for (std::size_t i = 0; i < canonical_paths().size(); ++i)
-    if (canonical_paths()[i] == canonical) return plugins()[i];
+  for (const LoadedPlugin& loaded : plugins())
+    if (loaded.canonical_path == canonical) return loaded;
 
   auto& policies = Registry<PolicyInfo>::instance();
   auto& placements = Registry<PlacementInfo>::instance();
@@ -133,11 +122,11 @@ LoadedPlugin load_plugin(const std::string& path) {
            fmt::format("registers placement '{}', a name that is taken", taken_placements[0]));
   LoadedPlugin plugin;
   plugin.path = path;
+  plugin.canonical_path = canonical;
   plugin.policies = added_names(policies_before, policies.name_list());
   plugin.placements = added_names(placements_before, placements.name_list());
-  plugins().push_back(std::move(plugin));
-  canonical_paths().push_back(canonical);
-  return plugins().back();
+  plugins().push_back(plugin);
+  return plugin;
 }
 
 }  // namespace schedlab
