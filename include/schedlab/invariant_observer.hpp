@@ -22,6 +22,7 @@ class InvariantObserver : public Observer {
 
   std::uint64_t transitions() const { return transitions_; }
   std::uint64_t preemptions() const { return preemptions_; }
+  std::uint64_t failures() const { return failures_; }  // attempts ended by node failures
 
  private:
   void check_capacity(const RunView& ctx) const;
@@ -30,6 +31,7 @@ class InvariantObserver : public Observer {
   TimeMs last_time_ms_ = 0;
   std::uint64_t transitions_ = 0;
   std::uint64_t preemptions_ = 0;
+  std::uint64_t failures_ = 0;
 };
 
 }  // namespace schedlab

@@ -8,13 +8,17 @@
 // without an error (an illegal decision, a stuck queue, a broken invariant), every job ends
 // final, the two runs give byte-identical outputs, restart counts agree with the observed
 // preemptions and failures, and, when the policy is declared non-preemptive, nothing is
-// preempted. The set of runs depends on nothing but this file's fixed seed.
+// preempted and, without node failures, no work is lost. The set of runs depends on nothing but
+// this file's fixed seed.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "schedlab/job.hpp"
+#include "schedlab/run_options.hpp"
 
 namespace schedlab {
 
@@ -34,6 +38,33 @@ struct PolicyContractReport {
   std::vector<PolicyContractFailure> failures;
   bool kept() const { return failures.empty(); }
 };
+
+// One trace of the check and the cluster it runs on.
+struct PolicyContractCase {
+  std::string name;
+  Trace trace;
+  std::string cluster;  // a cluster spec
+};
+
+// One set of run options of the check.
+struct PolicyContractVariant {
+  std::string name;
+  RunOptions options;
+};
+
+// The hand-made corner cases (simultaneous arrivals, jobs larger than a node, GPU types).
+std::vector<PolicyContractCase> policy_contract_corner_cases();
+// The corner cases, then the seeded random traces.
+std::vector<PolicyContractCase> policy_contract_cases();
+// Defaults; spread with checkpoints and restart overheads; first-fit without walltime kills;
+// over-estimated walltimes; node failures.
+std::vector<PolicyContractVariant> policy_contract_variants();
+
+// The first contract problem of one run of `policy` (made twice), or "" when it keeps the
+// contract. Errors of the run (an illegal decision, a stuck queue, a broken invariant) throw.
+std::string policy_contract_problem(const std::string& policy, const PolicyContractCase& c,
+                                    const PolicyContractVariant& v,
+                                    const PolicyContractOptions& options);
 
 // Runs the contract check of the registered policy `policy`. Throws ConfigError for an unknown
 // policy or a bad parameter (before any run); every other problem is a failure in the report.

@@ -25,8 +25,9 @@ Action add_check_policy_command(CLI::App& app) {
       "check that a policy keeps the engine contract on small traces and run variants");
   cmd->add_option("-p,--policy", args->policy, "policy name (see 'schedlab policies')")->required();
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
-  cmd->add_flag("--never-preempts", args->never_preempts,
-                "also require that the policy preempts no job");
+  cmd->add_flag(
+      "--never-preempts", args->never_preempts,
+      "also require that the policy preempts no job and, without node failures, loses no work");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     PolicyContractOptions options;

@@ -74,6 +74,7 @@ void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition w
     case JobTransition::kCompleted:
     case JobTransition::kWalltimeReached:
       if (what == JobTransition::kPreempted) ++preemptions_;
+      if (what == JobTransition::kFailed) ++failures_;
       mark(static_cast<std::int64_t>(job) + 1, 0);
       held_gpus_ -= ctx.spec(job).gpus;
       break;

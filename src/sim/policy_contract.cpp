@@ -16,26 +16,12 @@
 
 namespace schedlab {
 
-namespace {
-
-struct ContractCase {
-  std::string name;
-  Trace trace;
-  std::string cluster;
-};
-
-struct ContractVariant {
-  std::string name;
-  RunOptions options;
-};
-
-// Hand-made corner cases, then seeded random traces (the seeds are part of the contract).
-std::vector<ContractCase> contract_cases() {
+std::vector<PolicyContractCase> policy_contract_corner_cases() {
   const auto native = [](const std::string& name, const std::string& csv,
                          const std::string& cluster) {
-    return ContractCase{name, read_native_trace(name, csv), cluster};
+    return PolicyContractCase{name, read_native_trace(name, csv), cluster};
   };
-  std::vector<ContractCase> cases;
+  std::vector<PolicyContractCase> cases;
   cases.push_back(native("single job", "id,submit_time,gpus,duration\nonly,5,3,40\n", "1x4"));
   cases.push_back(native("simultaneous arrivals",
                          "id,submit_time,gpus,duration,priority\n"
@@ -50,6 +36,12 @@ std::vector<ContractCase> contract_cases() {
                          "a,0,4,50,V100,0\nb,1,8,20,A100,1\nc,2,2,30,,2\nd,3,6,10,,0\n"
                          "e,4,4,40,V100,3\nf,5,1,15,A100,1\ng,6,12,5,,2\n",
                          "2x4:V100,1x8:A100"));
+  return cases;
+}
+
+// The seeds are part of the contract.
+std::vector<PolicyContractCase> policy_contract_cases() {
+  std::vector<PolicyContractCase> cases = policy_contract_corner_cases();
   for (std::uint64_t i = 0; i < 3; ++i) {
     SyntheticTraceSpec spec;
     spec.jobs = 30;
@@ -71,8 +63,8 @@ std::vector<ContractCase> contract_cases() {
   return cases;
 }
 
-std::vector<ContractVariant> contract_variants() {
-  std::vector<ContractVariant> out(5);
+std::vector<PolicyContractVariant> policy_contract_variants() {
+  std::vector<PolicyContractVariant> out(5);
   out[0].name = "defaults";
   out[1].name = "spread, checkpoints every 20 s, 5 s overhead";
   out[1].options.placement = "spread";
@@ -91,30 +83,17 @@ std::vector<ContractVariant> contract_variants() {
   return out;
 }
 
-// Counts attempts ended by node failures.
-class FailureCounter : public Observer {
- public:
-  void on_job(const RunView& /*ctx*/, JobIndex /*job*/, JobTransition what) override {
-    if (what == JobTransition::kFailed) ++failures_;
-  }
-  std::uint64_t failures() const { return failures_; }
-
- private:
-  std::uint64_t failures_ = 0;
-};
-
-// The first contract problem of one run (made twice), or "" when it keeps the contract.
-std::string check_run(const ContractCase& c, const ContractVariant& v, const std::string& policy,
-                      const PolicyContractOptions& options) {
+std::string policy_contract_problem(const std::string& policy, const PolicyContractCase& c,
+                                    const PolicyContractVariant& v,
+                                    const PolicyContractOptions& options) {
   SimulationRequest request;
   request.policy = policy;
   request.params = options.params;
   request.options = v.options;
   request.reproducible = true;
   InvariantObserver invariants;
-  FailureCounter failures;
   const ClusterSpec cluster = parse_cluster_spec(c.cluster);
-  const SimulationResult first = simulate(c.trace, cluster, request, {&invariants, &failures});
+  const SimulationResult first = simulate(c.trace, cluster, request, {&invariants});
   const SimulationResult again = simulate(c.trace, cluster, request);
   if (first.jobs_csv != again.jobs_csv) return "a second run gives another jobs.csv";
   if (first.attempts_csv != again.attempts_csv) return "a second run gives another attempts.csv";
@@ -127,12 +106,16 @@ std::string check_run(const ContractCase& c, const ContractVariant& v, const std
     return fmt::format("summary counts {} preemptions, {} were observed", preemptions,
                        invariants.preemptions());
   const auto total = restarts["total"].get<std::uint64_t>();
-  if (total != invariants.preemptions() + failures.failures())
+  if (total != invariants.preemptions() + invariants.failures())
     return fmt::format("summary counts {} restarts, {} preemptions and {} failures were observed",
-                       total, invariants.preemptions(), failures.failures());
+                       total, invariants.preemptions(), invariants.failures());
   if (options.never_preempts && invariants.preemptions() != 0)
     return fmt::format("{} preemptions from a policy declared non-preemptive",
                        invariants.preemptions());
+  if (options.never_preempts && invariants.failures() == 0 &&
+      first.summary["gpu_hours"]["lost"].get<double>() != 0.0)
+    return fmt::format("{} GPU-hours lost by a policy declared non-preemptive, without failures",
+                       first.summary["gpu_hours"]["lost"].get<double>());
   const auto& jobs = first.summary["jobs"];
   const auto final_jobs = jobs["completed"].get<std::uint64_t>() +
                           jobs["rejected"].get<std::uint64_t>() +
@@ -143,19 +126,17 @@ std::string check_run(const ContractCase& c, const ContractVariant& v, const std
   return "";
 }
 
-}  // namespace
-
 PolicyContractReport check_policy_contract(const std::string& policy,
                                            const PolicyContractOptions& options) {
   make_policy(policy, options.params);  // unknown policy or bad parameter: ConfigError
   PolicyContractReport report;
   report.policy = canonical_policy_name(policy);
-  for (const ContractCase& c : contract_cases()) {
-    for (const ContractVariant& v : contract_variants()) {
+  for (const PolicyContractCase& c : policy_contract_cases()) {
+    for (const PolicyContractVariant& v : policy_contract_variants()) {
       ++report.runs;
       std::string problem;
       try {
-        problem = check_run(c, v, report.policy, options);
+        problem = policy_contract_problem(report.policy, c, v, options);
       } catch (const std::exception& e) {
         problem = e.what();
       }
