@@ -56,19 +56,20 @@ class FailedSizes {
   int counted_up_to_gpus_ = std::numeric_limits<int>::max();  // larger failures are not kept
 };
 
-// Necessary conditions, from a cluster's free GPUs, for a job of N GPUs to be placed: on one
-// node (N no larger than the largest node) some node must have N GPUs free; otherwise N GPUs
-// must be free in all.
+// Necessary conditions, from a cluster's free GPUs, for a job of N GPUs of any GPU type to be
+// placed. The strategies put a job no larger than the largest node of its type on one node; so
+// when N is no larger than the largest node of every type, some node must have N GPUs free;
+// otherwise N GPUs must be free in all.
 class PlacementBound {
  public:
   explicit PlacementBound(const Cluster& cluster);
   bool may_fit(int gpus) const {
-    return gpus <= largest_node_gpus_ ? gpus <= most_free_on_a_node_ : gpus <= free_gpus_;
+    return gpus <= one_node_up_to_gpus_ ? gpus <= most_free_on_a_node_ : gpus <= free_gpus_;
   }
 
  private:
   std::int64_t free_gpus_;
-  int largest_node_gpus_;
+  int one_node_up_to_gpus_;  // the smallest, over GPU types with nodes, of their largest node
   int most_free_on_a_node_ = 0;
 };
 

@@ -224,7 +224,10 @@ bool FailedSizes::rules_out(GpuTypeIndex type, int gpus) const {
 }
 
 PlacementBound::PlacementBound(const Cluster& cluster)
-    : free_gpus_(cluster.free_gpus()), largest_node_gpus_(cluster.max_node_gpus(kAnyGpuType)) {
+    : free_gpus_(cluster.free_gpus()), one_node_up_to_gpus_(cluster.max_node_gpus(kAnyGpuType)) {
+  for (GpuTypeIndex type = 0; type < cluster.gpu_types().size(); ++type)
+    if (const int largest = cluster.max_node_gpus(type); largest > 0)
+      one_node_up_to_gpus_ = std::min(one_node_up_to_gpus_, largest);
   for (const auto& group : cluster.groups())
     for (int k = group.gpus_per_node; k > most_free_on_a_node_; --k)
       if (!group.nodes_by_free[static_cast<std::size_t>(k)].empty()) {

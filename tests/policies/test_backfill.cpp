@@ -67,6 +67,27 @@ TEST_CASE("easy-backfill lets long jobs use GPUs the reservation leaves spare",
   CHECK(gpus.at("c") == "0-3");
 }
 
+TEST_CASE("easy-backfill backfills a typed job across nodes smaller than the largest node",
+          "[policies][easy]") {
+  // One 8-GPU V100 node and two 4-GPU A100 nodes. a holds the V100 node until 100; x holds an
+  // A100 node until 50. b (8 V100) gets the reservation T=100 on the V100 node. c (8 A100,
+  // 500 s) arrives at 2 and does not fit; at 50 x ends and c fits on the two A100 nodes,
+  // outside the reservation: it starts at 50. (An 8-GPU job is larger than an A100 node, so it
+  // spans nodes although the cluster's largest node has 8 GPUs: the backfill pass must not
+  // skip it as a job that needs one node with 8 free GPUs.)
+  const char* trace =
+      "id,submit_time,gpus,duration,gpu_type\n"
+      "a,0,8,100,V100\n"
+      "x,0,4,50,A100\n"
+      "b,1,8,100,V100\n"
+      "c,2,8,500,A100\n";
+  const auto s = run_starts(trace, "1x8:V100,2x4:A100", "easy-backfill");
+  CHECK(s.at("a") == 0);
+  CHECK(s.at("x") == 0);
+  CHECK(s.at("b") == 100);
+  CHECK(s.at("c") == 50);
+}
+
 TEST_CASE("easy-backfill delays the second job where conservative does not",
           "[policies][easy][conservative]") {
   // One 4-GPU node. a holds 3 GPUs until 100. b needs 2: T=100 on GPUs 0-1 (pack takes the
