@@ -39,6 +39,8 @@ std::span<const MetricInfo> metric_catalog();
 const MetricInfo* find_metric(std::string_view key);
 // The entry of a key the caller knows to be in the catalog (asserted).
 const MetricInfo& catalog_metric(std::string_view key);
+// The metrics `compare` shows, in its column order (summary.json keys).
+std::span<const std::string_view> compared_metric_keys();
 
 // The direction of `key`, kUnknown when the catalog has no entry for it.
 MetricDirection metric_direction(std::string_view key);

@@ -58,6 +58,13 @@ struct RunOptionInfo {
 std::span<const RunOptionInfo> run_option_table();
 const RunOptionInfo* find_run_option(std::string_view key);
 
+// Sets `option` from a JSON value (a sweep spec's "options", the Python module's keyword
+// arguments): checks the value's type against the option's kind, then sets it. Throws
+// ConfigError with the problem and the value, worded without the option's name ("expected a
+// string, got 3"; "expected a number in 1..10, got 0").
+void set_run_option_json(RunOptions& options, const RunOptionInfo& option,
+                         const nlohmann::ordered_json& value);
+
 // The option's value as the command line's help shows its default ("" for none).
 std::string run_option_default_text(const RunOptionInfo& option);
 

@@ -33,16 +33,9 @@ struct CompareArgs {
   std::string out_dir;
 };
 
-// The compared metrics (summary.json keys); names, units and decimals come from the catalog.
-constexpr const char* kCompared[] = {
-    "wait_s.mean",           "wait_s.p95",     "jct_s.mean",
-    "bounded_slowdown.mean", "utilization",    "gpu_hours.idle_while_jobs_wait",
-    "restarts.total",        "gpu_hours.lost", "energy_kwh.total",
-};
-
 // A contender's value of a compared metric: its across-seed mean (one seed: the value).
-double metric_value(const SweepGroup& group, const std::string& key) {
-  const auto it = group.stats.find(key);
+double metric_value(const SweepGroup& group, std::string_view key) {
+  const auto it = group.stats.find(std::string(key));
   SCHEDLAB_ASSERT(it != group.stats.end(), "summary.json has every compared metric");
   return it->second.mean;
 }
@@ -97,11 +90,11 @@ std::string render_table(const std::vector<Contender>& contenders,
                          const std::vector<SweepGroup>& groups) {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> heading = {"policy"};
-  for (const char* key : kCompared) heading.emplace_back(key);
+  for (const std::string_view key : compared_metric_keys()) heading.emplace_back(key);
   cells.push_back(heading);
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     std::vector<std::string> row = {contenders[i].label};
-    for (const char* key : kCompared)
+    for (const std::string_view key : compared_metric_keys())
       row.push_back(metric_value_text(catalog_metric(key), metric_value(groups[i], key)));
     cells.push_back(row);
   }
@@ -125,7 +118,7 @@ std::string render_table(const std::vector<Contender>& contenders,
 std::string render_csv(const std::vector<Contender>& contenders,
                        const std::vector<SweepGroup>& groups) {
   std::string out = "policy,params";
-  for (const char* key : kCompared) out += fmt::format(",{}", key);
+  for (const std::string_view key : compared_metric_keys()) out += fmt::format(",{}", key);
   out += '\n';
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     std::string params;
@@ -134,7 +127,7 @@ std::string render_csv(const std::vector<Contender>& contenders,
     append_csv_field(out, contenders[i].policy);
     out += ',';
     append_csv_field(out, params);
-    for (const char* key : kCompared) {
+    for (const std::string_view key : compared_metric_keys()) {
       out += ',';
       out += fixed(metric_value(groups[i], key), 6);
     }
@@ -157,7 +150,8 @@ nlohmann::ordered_json render_json(const CompareArgs& args,
     run["params"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : contenders[i].params) run["params"][key] = value;
     nlohmann::ordered_json metrics;
-    for (const char* key : kCompared) metrics[key] = metric_value(groups[i], key);
+    for (const std::string_view key : compared_metric_keys())
+      metrics[std::string(key)] = metric_value(groups[i], key);
     run["metrics"] = metrics;
     run["summary"] = summaries[i];
     out["runs"].push_back(run);

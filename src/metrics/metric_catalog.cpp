@@ -236,4 +236,13 @@ std::string metric_human_text(const MetricInfo& metric, double value) {
   return fmt::format("{} {}", metric_value_text(metric, value), metric.unit);
 }
 
+std::span<const std::string_view> compared_metric_keys() {
+  static constexpr std::string_view kCompared[] = {
+      "wait_s.mean",           "wait_s.p95",     "jct_s.mean",
+      "bounded_slowdown.mean", "utilization",    "gpu_hours.idle_while_jobs_wait",
+      "restarts.total",        "gpu_hours.lost", "energy_kwh.total",
+  };
+  return kCompared;
+}
+
 }  // namespace schedlab

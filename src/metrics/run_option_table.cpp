@@ -1,6 +1,7 @@
 #include "schedlab/run_option_table.hpp"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "schedlab/carbon.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
+#include "schedlab/json_text.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/tenants.hpp"
 
@@ -203,6 +205,43 @@ std::string run_option_default_text(const RunOptionInfo& option) {
     case RunOptionKind::kNumber: return "";
   }
   return "";
+}
+
+void set_run_option_json(RunOptions& options, const RunOptionInfo& option, const Json& value) {
+  RunOptionValue given;
+  switch (option.kind) {
+    case RunOptionKind::kText:
+    case RunOptionKind::kFile:
+      if (!value.is_string())
+        throw ConfigError(fmt::format("expected a string, got {}", json_text(value)));
+      given = value.get<std::string>();
+      break;
+    case RunOptionKind::kSwitch:
+      if (!value.is_boolean())
+        throw ConfigError(fmt::format("expected true or false, got {}", json_text(value)));
+      given = value.get<bool>();
+      break;
+    case RunOptionKind::kSeconds:
+      if (!value.is_number())
+        throw ConfigError(fmt::format("expected seconds, got {}", json_text(value)));
+      given = value.get<double>();
+      break;
+    case RunOptionKind::kNumber:
+    case RunOptionKind::kInteger:
+      // Not a number: refused by set, which words what it expects.
+      given = value.is_number() ? value.get<double>() : std::numeric_limits<double>::quiet_NaN();
+      break;
+  }
+  try {
+    option.set(options, given);
+  } catch (const InputError& e) {
+    // Number problems are worded without the value: it follows.
+    const bool number = option.kind == RunOptionKind::kSeconds ||
+                        option.kind == RunOptionKind::kNumber ||
+                        option.kind == RunOptionKind::kInteger;
+    if (!number) throw;
+    throw ConfigError(fmt::format("{}, got {}", e.what(), json_text(value)));
+  }
 }
 
 }  // namespace schedlab

@@ -240,43 +240,13 @@ void parse_options(const Json& options, const std::string& source, const std::st
     const auto it = options.find(std::string(option.key));
     if (!option.in_spec || it == options.end()) continue;
     const std::string field = fmt::format("options.{}", option.key);
-    RunOptionValue value;
-    switch (option.kind) {
-      case RunOptionKind::kText:
-      case RunOptionKind::kFile:
-        if (!it->is_string())
-          spec_error(source, field, fmt::format("expected a string, got {}", json_text(*it)));
-        value = option.kind == RunOptionKind::kFile && !it->get<std::string>().empty()
-                    ? resolve_spec_path(it->get<std::string>(), base_dir)
-                    : it->get<std::string>();
-        break;
-      case RunOptionKind::kSwitch:
-        if (!it->is_boolean())
-          spec_error(source, field, fmt::format("expected true or false, got {}", json_text(*it)));
-        value = it->get<bool>();
-        break;
-      case RunOptionKind::kSeconds:
-        if (!it->is_number())
-          spec_error(source, field, fmt::format("expected seconds, got {}", json_text(*it)));
-        value = it->get<double>();
-        break;
-      case RunOptionKind::kNumber:
-      case RunOptionKind::kInteger:
-        if (!it->is_number())
-          value = std::numeric_limits<double>::quiet_NaN();  // refused by set
-        else
-          value = it->get<double>();
-        break;
-    }
+    Json value = *it;
+    if (option.kind == RunOptionKind::kFile && it->is_string() && !it->get<std::string>().empty())
+      value = resolve_spec_path(it->get<std::string>(), base_dir);
     try {
-      option.set(spec.options, value);
+      set_run_option_json(spec.options, option, value);
     } catch (const InputError& e) {
-      // Number problems are worded without the option: the value follows.
-      const bool number = option.kind == RunOptionKind::kSeconds ||
-                          option.kind == RunOptionKind::kNumber ||
-                          option.kind == RunOptionKind::kInteger;
-      spec_error(source, field,
-                 number ? fmt::format("{}, got {}", e.what(), json_text(*it)) : e.what());
+      spec_error(source, field, e.what());
     }
   }
 }
