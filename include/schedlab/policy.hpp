@@ -279,7 +279,23 @@ struct PolicyInfo {
 
 // Registered policies, sorted by name.
 std::vector<PolicyInfo> registered_policies();
+// The registered policy `name` stands for (exactly, else without regard to case and '_'/'-'),
+// loading it from its policy source when its name has a source's prefix; nullopt when none.
+// Throws ConfigError when a source cannot load it.
+std::optional<PolicyInfo> find_policy(const std::string& name);
+
+// Policies that exist once something loads them, such as the Python classes of the "py:" names
+// (docs/python.md). A name with a source's prefix that is not registered is handed to the
+// source, which registers it with register_policy or throws ConfigError. Sources are set at
+// start-up; a "py:" name without a source is refused with a message saying so.
+using PolicySource = std::function<void(const std::string& name)>;
+void set_policy_source(const std::string& prefix, PolicySource source);
+// Registers `info` after start-up, replacing a registration of its name made this way; safe
+// while other threads look policies up (make_policy and the other queries here).
+void register_policy(PolicyInfo info);
 // Throws ConfigError for an unknown policy (listing the known ones) or an unknown key.
+// A "py:" name needs the Python bridge (the schedlab executable of a build with Python, or the
+// schedlab Python module).
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params = {});
 // The registered name `name` stands for (equal without regard to case and '_'/'-'), or `name`

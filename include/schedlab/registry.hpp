@@ -42,6 +42,16 @@ class Registry {
     return true;
   }
 
+  // Adds `info`, or replaces the entry of its name.
+  void add_or_replace(Info info) {
+    for (Info& entry : entries_)
+      if (entry.name == info.name) {
+        entry = std::move(info);
+        return;
+      }
+    add(std::move(info));
+  }
+
   // Sorted by name.
   const std::vector<Info>& entries() const { return entries_; }
 

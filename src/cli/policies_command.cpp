@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,8 +17,14 @@ namespace schedlab::cli {
 Action add_policies_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "policies", "list policies, their parameters, placements and trace formats");
-  return [cmd]() -> int {
+  auto python_files = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--python", *python_files,
+                  "also list the policy classes of a Python file, as py:FILE.py:CLASS "
+                  "(repeatable; docs/python.md)");
+  return [cmd, python_files]() -> int {
     if (!cmd->parsed()) return -1;
+    // "py:FILE.py" has the Python bridge register every policy class of the file.
+    for (const std::string& file : *python_files) find_policy("py:" + file);
     std::map<std::string, std::string> plugin_of;  // component name -> plug-in file
     for (const LoadedPlugin& plugin : loaded_plugins()) {
       for (const std::string& name : plugin.policies) plugin_of[name] = plugin.path;
@@ -24,6 +32,7 @@ Action add_policies_command(CLI::App& app) {
     }
     const auto origin = [&](const std::string& name) {
       const auto it = plugin_of.find(name);
+      if (name.starts_with("py:")) return std::string(" [python]");
       return it == plugin_of.end() ? std::string() : fmt::format(" [plug-in {}]", it->second);
     };
     std::string out = "policies:\n";

@@ -1,6 +1,8 @@
 #include "schedlab/policy.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <shared_mutex>
 
 #include <fmt/format.h>
 
@@ -24,27 +26,87 @@ void Changes::fresh_entries(const SchedContext& ctx, std::vector<QueueEntry>& ou
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }
 
+namespace {
+
+// Guards the policy registry once start-up is over: policy sources register while other threads
+// (sweep cells, Python threads) look policies up.
+std::shared_mutex& registry_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
+std::map<std::string, PolicySource>& policy_sources() {
+  static std::map<std::string, PolicySource> sources;
+  return sources;
+}
+
+std::optional<PolicyInfo> find_registered(const std::string& name) {
+  const std::shared_lock lock(registry_mutex());
+  const PolicyInfo* info = Registry<PolicyInfo>::instance().find_loose(name);
+  return info != nullptr ? std::optional<PolicyInfo>(*info) : std::nullopt;
+}
+
+}  // namespace
+
 std::vector<PolicyInfo> registered_policies() {
+  const std::shared_lock lock(registry_mutex());
   return Registry<PolicyInfo>::instance().entries();
 }
 
+void set_policy_source(const std::string& prefix, PolicySource source) {
+  const std::unique_lock lock(registry_mutex());
+  policy_sources()[prefix] = std::move(source);
+}
+
+void register_policy(PolicyInfo info) {
+  const std::unique_lock lock(registry_mutex());
+  Registry<PolicyInfo>::instance().add_or_replace(std::move(info));
+}
+
+std::optional<PolicyInfo> find_policy(const std::string& name) {
+  if (auto info = find_registered(name)) return info;
+  PolicySource source;
+  {
+    const std::shared_lock lock(registry_mutex());
+    for (const auto& [prefix, candidate] : policy_sources())
+      if (name.starts_with(prefix)) source = candidate;
+  }
+  if (!source) {
+    if (name.starts_with("py:"))
+      throw ConfigError(
+          fmt::format("--policy {}: this schedlab has no Python bridge (it was built with "
+                      "SCHEDLAB_PYTHON=OFF); build it with Python (docs/python.md)",
+                      name));
+    return std::nullopt;
+  }
+  source(name);
+  return find_registered(name);
+}
+
 std::string canonical_policy_name(const std::string& name) {
-  const PolicyInfo* info = Registry<PolicyInfo>::instance().find_loose(name);
-  return info != nullptr ? info->name : name;
+  const auto info = find_registered(name);
+  return info ? info->name : name;
 }
 
 bool policy_uses_tenants(const std::string& name) {
-  const PolicyInfo* info = Registry<PolicyInfo>::instance().find_loose(name);
-  return info != nullptr && info->uses_tenants;
+  const auto info = find_policy(name);
+  return info && info->uses_tenants;
 }
 
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params) {
-  const auto& registry = Registry<PolicyInfo>::instance();
-  const PolicyInfo* info = registry.find_loose(name);
-  if (info == nullptr)
+  const std::optional<PolicyInfo> info = find_policy(name);
+  if (!info) {
+    std::vector<std::string> names;
+    std::string list;
+    {
+      const std::shared_lock lock(registry_mutex());
+      names = Registry<PolicyInfo>::instance().name_list();
+      list = Registry<PolicyInfo>::instance().names();
+    }
     throw ConfigError(fmt::format("--policy: unknown policy '{}'{} (known: {})", name,
-                                  did_you_mean(name, registry.name_list()), registry.names()));
+                                  did_you_mean(name, names), list));
+  }
   for (const auto& [key, value] : params) {
     const std::string& wanted = key;
     const bool declared = std::any_of(info->params.begin(), info->params.end(),
