@@ -58,3 +58,34 @@ foreach(row "big,10.000,4,[0-9.]+,100.000,50.000,150.000" "small,20.000,1,[0-9.]
   endif()
 endforeach()
 message(STATUS "plug-in run: ok")
+
+# The Python module from the install tree (builds with SCHEDLAB_PYTHON): the package imports from
+# PREFIX/PYTHON_DIR, replays a trace with a Python policy, and the installed executable runs a
+# Python policy file with the installed package.
+if(PYTHON)
+  set(ENV{PYTHONPATH} ${prefix}/${PYTHON_DIR})
+  file(WRITE ${WORK_DIR}/smallest_first.py
+"class SmallestFirst:
+    \"\"\"Fewest GPUs first, then submit time; nothing blocks.\"\"\"
+    def schedule(self, ctx, decisions):
+        for job in sorted(ctx.queue, key=lambda j: (ctx.job(j).gpus, ctx.job(j).submit_ms, j)):
+            decisions.try_start(job)
+")
+  run_step("python import from the install tree" ${PYTHON} -c
+"import sys, schedlab
+sys.path.insert(0, '${WORK_DIR}')
+from smallest_first import SmallestFirst
+assert schedlab.__file__.startswith('${prefix}/'), schedlab.__file__
+r = schedlab.run('${WORK_DIR}/t.csv', '1x4:V100', SmallestFirst)
+print(r.summary['policy'], list(r.jobs['job_id']), list(r.jobs['starting_time']))")
+  if(NOT STEP_OUTPUT MATCHES "py:smallest_first.SmallestFirst \\['running', 'big', 'small', 'tiny'\\] \\[0.0, 100.0, 20.0, 30.0\\]")
+    message(FATAL_ERROR "python run from the install tree: unexpected output:\n${STEP_OUTPUT}")
+  endif()
+  unset(ENV{PYTHONPATH})
+  run_step("installed schedlab runs a Python policy" ${prefix}/bin/schedlab run -q --json
+           -p py:${WORK_DIR}/smallest_first.py:SmallestFirst -t ${WORK_DIR}/t.csv -c 1x4:V100)
+  if(NOT STEP_OUTPUT MATCHES "\"policy\": \"py:${WORK_DIR}/smallest_first.py:SmallestFirst\"")
+    message(FATAL_ERROR "installed schedlab with a Python policy: unexpected output:\n${STEP_OUTPUT}")
+  endif()
+  message(STATUS "python from the install tree: ok")
+endif()
