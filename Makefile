@@ -81,8 +81,13 @@ tidy: deps-dev
 	  -DSCHEDLAB_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@$(RUN_CLANG_TIDY) -quiet -j $(JOBS) -p $(TIDY_DIR) '$(TIDY_FILES)'
 
+# The engine at growing sizes, then Python policies against the built-in ones (when the build
+# has the Python module).
 bench: build
 	@$(BUILD_DIR)/bench/schedlab_bench --schedlab $(BUILD_DIR)/schedlab
+	@python=$$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' $(BUILD_DIR)/CMakeCache.txt); \
+	  if [ -d $(BUILD_DIR)/python/schedlab ] && [ -n "$$python" ]; then \
+	    "$$python" bench/python_bench.py --build $(BUILD_DIR); fi
 
 demo: build
 	@$(BUILD_DIR)/schedlab compare --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policies $(DEMO_POLICIES)
