@@ -69,23 +69,23 @@ const char* job_status_name(JobStatus status) {
   return "?";
 }
 
-struct PyJob {
+// A reference into the run's state, checked to be alive before every read.
+template <typename T>
+struct RunRef {
   RunToken token;
-  const SchedContext* ctx;
-  JobIndex index;
-  JobView view() const {
+  T* target;
+  T& get() const {
     check_alive(token);
-    return ctx->job(index);
+    return *target;
   }
 };
 
-struct PyCluster {
-  RunToken token;
-  const Cluster* cluster;
-  const Cluster& get() const {
-    check_alive(token);
-    return *cluster;
-  }
+struct PyJob : RunRef<const SchedContext> {
+  JobIndex index;
+  JobView view() const { return get().job(index); }
+};
+
+struct PyCluster : RunRef<const Cluster> {
   const Node& node(std::int64_t index) const {
     if (index < 0 || static_cast<std::uint64_t>(index) >= get().node_count())
       throw py::index_error(fmt::format("node {} does not exist", index));
@@ -93,22 +93,12 @@ struct PyCluster {
   }
 };
 
-struct PyQueue {
-  RunToken token;
-  const SchedContext* ctx;
-  const QueueView& get() const {
-    check_alive(token);
-    return ctx->queue();
-  }
+struct PyQueue : RunRef<const SchedContext> {
+  const QueueView& queue() const { return get().queue(); }
 };
 
-struct PyWhatIf {
-  RunToken token;
-  const SchedContext* ctx;
-  WhatIf& get() const {
-    check_alive(token);
-    return ctx->what_if();
-  }
+struct PyWhatIf : RunRef<const SchedContext> {
+  WhatIf& what_if() const { return get().what_if(); }
 };
 
 // A job index of the trace, else IndexError; with `running`, also a running job, else
@@ -122,13 +112,7 @@ JobIndex checked_job(const SchedContext& ctx, std::int64_t job, bool running = f
   return index;
 }
 
-struct PyContext {
-  RunToken token;
-  const SchedContext* ctx;
-  const SchedContext& get() const {
-    check_alive(token);
-    return *ctx;
-  }
+struct PyContext : RunRef<const SchedContext> {
   JobIndex job(std::int64_t index, bool running = false) const {
     return checked_job(get(), index, running);
   }
@@ -190,7 +174,7 @@ class PythonPolicy final : public Policy {
 
   void on_begin(const SchedContext& ctx, const RunSizes& sizes) override {
     call("on_begin", ctx, [&] {
-      py_ctx_ = py::cast(PyContext{alive_, &ctx});
+      py_ctx_ = py::cast(PyContext{{alive_, &ctx}});
       py_decisions_ = py::cast(PyDecisions{in_schedule_, nullptr});
       if (hooks_.on_begin.is_none()) return;
       py::dict info;
@@ -301,9 +285,9 @@ void define_policy_classes(py::module_& m) {
       .def_property_readonly("walltime_ms", [](const PyJob& j) { return j.view().walltime_ms(); })
       .def_property_readonly("priority", [](const PyJob& j) { return j.view().priority(); })
       .def_property_readonly("user",
-                             [](const PyJob& j) { return j.ctx->strings().str(j.view().user()); })
-      .def_property_readonly("tenant",
-                             [](const PyJob& j) { return j.ctx->strings().str(j.view().tenant()); })
+                             [](const PyJob& j) { return j.get().strings().str(j.view().user()); })
+      .def_property_readonly(
+          "tenant", [](const PyJob& j) { return j.get().strings().str(j.view().tenant()); })
       .def_property_readonly("gpu_type",
                              [](const PyJob& j) -> py::object {
                                const GpuTypeIndex type = j.view().gpu_type();
@@ -370,33 +354,33 @@ void define_policy_classes(py::module_& m) {
       });
 
   py::class_<PyQueue>(m, "QueueView", "Queued jobs in submit order (submit time, then index).")
-      .def("__len__", [](const PyQueue& q) { return q.get().size(); })
-      .def("__bool__", [](const PyQueue& q) { return !q.get().empty(); })
+      .def("__len__", [](const PyQueue& q) { return q.queue().size(); })
+      .def("__bool__", [](const PyQueue& q) { return !q.queue().empty(); })
       .def("__iter__",
            [](const PyQueue& q) {
              std::vector<JobIndex> jobs;
-             jobs.reserve(q.get().size());
-             for (const auto& entry : q.get()) jobs.push_back(entry.second);
+             jobs.reserve(q.queue().size());
+             for (const auto& entry : q.queue()) jobs.push_back(entry.second);
              return py::iter(py::cast(jobs));
            })
-      .def(
-          "__contains__",
-          [](const PyQueue& q, JobIndex job) {
-            return job < q.ctx->job_count() && q.get().contains({q.ctx->job(job).submit_ms(), job});
-          })
+      .def("__contains__",
+           [](const PyQueue& q, JobIndex job) {
+             return job < q.get().job_count() &&
+                    q.queue().contains({q.get().job(job).submit_ms(), job});
+           })
       .def_property_readonly("head",
                              [](const PyQueue& q) -> py::object {
-                               if (q.get().empty()) return py::none();
-                               return py::int_(q.get().head());
+                               if (q.queue().empty()) return py::none();
+                               return py::int_(q.queue().head());
                              })
       .def_property_readonly("smallest_gpus",
                              [](const PyQueue& q) -> py::object {
-                               if (q.get().empty()) return py::none();
-                               return py::int_(q.get().smallest_gpus());
+                               if (q.queue().empty()) return py::none();
+                               return py::int_(q.queue().smallest_gpus());
                              })
       .def_property_readonly("smallest_walltime_ms", [](const PyQueue& q) -> py::object {
-        if (q.get().empty()) return py::none();
-        return py::int_(q.get().smallest_walltime_ms());
+        if (q.queue().empty()) return py::none();
+        return py::int_(q.queue().smallest_walltime_ms());
       });
 
   py::class_<PyChanges>(m, "Changes", "What changed since the previous schedule() call.")
@@ -411,31 +395,33 @@ void define_policy_classes(py::module_& m) {
                        "A scratch copy of the cluster for planning, reset after schedule().")
       .def_property_readonly("cluster",
                              [](const PyWhatIf& w) {
-                               return PyCluster{w.token, &w.get().cluster()};
+                               return PyCluster{{w.token, &w.what_if().cluster()}};
                              })
-      .def("release", [](const PyWhatIf& w,
-                         std::int64_t job) { w.get().release(checked_job(*w.ctx, job, true)); })
+      .def("release",
+           [](const PyWhatIf& w, std::int64_t job) {
+             w.what_if().release(checked_job(w.get(), job, true));
+           })
       .def("hold", [](const PyWhatIf& w,
-                      const py::object& placement) { w.get().hold(placement_from(placement)); })
+                      const py::object& placement) { w.what_if().hold(placement_from(placement)); })
       .def("place",
            [](const PyWhatIf& w, const py::object& type, int gpus) -> py::object {
-             auto placement = w.get().place(gpu_type_from(type), gpus);
+             auto placement = w.what_if().place(gpu_type_from(type), gpus);
              if (!placement) return py::none();
              return placement_list(*placement);
            })
-      .def("reset", [](const PyWhatIf& w) { w.get().reset(); });
+      .def("reset", [](const PyWhatIf& w) { w.what_if().reset(); });
 
   py::class_<PyContext>(m, "Context", "The read-only view of the run a policy's hooks receive.")
       .def_property_readonly("now", [](const PyContext& c) { return c.get().now(); })
       .def_property_readonly("job_count", [](const PyContext& c) { return c.get().job_count(); })
       .def("job",
            [](const PyContext& c, std::int64_t job) {
-             return PyJob{c.token, c.ctx, c.job(job)};
+             return PyJob{{c.token, c.target}, c.job(job)};
            })
       .def_property_readonly("running", [](const PyContext& c) { return c.get().running(); })
       .def_property_readonly("queue",
                              [](const PyContext& c) {
-                               return PyQueue{c.token, c.ctx};
+                               return PyQueue{{c.token, c.target}};
                              })
       .def_property_readonly("queued_gpus",
                              [](const PyContext& c) { return c.get().queued_gpus(); })
@@ -454,11 +440,11 @@ void define_policy_classes(py::module_& m) {
                              })
       .def_property_readonly("cluster",
                              [](const PyContext& c) {
-                               return PyCluster{c.token, &c.get().cluster()};
+                               return PyCluster{{c.token, &c.get().cluster()}};
                              })
       .def_property_readonly("what_if",
                              [](const PyContext& c) {
-                               return PyWhatIf{c.token, c.ctx};
+                               return PyWhatIf{{c.token, c.target}};
                              })
       .def_property_readonly("tenants",
                              [](const PyContext& c) {
