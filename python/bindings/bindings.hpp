@@ -7,11 +7,13 @@
 
 // Hidden, as pybind11's own types are: nothing here is used outside the module.
 namespace schedlab {
-namespace python __attribute__((visibility("hidden"))) {
+#pragma GCC visibility push(hidden)
+namespace python {
 
-  // Defines the module's classes and functions in `module`. The same definitions serve the
-  // extension module and the interpreter embedded in the schedlab executable.
-  void define_module(pybind11::module_ & module);
+// Defines the module's classes and functions in `module`. The same definitions serve the
+// extension module and the interpreter embedded in the schedlab executable.
+void define_module(pybind11::module_& module);
 
-}  // namespace )
+}  // namespace python
+#pragma GCC visibility pop
 }  // namespace schedlab

@@ -20,42 +20,44 @@
 
 // Hidden, as pybind11's own types are: nothing here is used outside the module.
 namespace schedlab {
-namespace python __attribute__((visibility("hidden"))) {
+#pragma GCC visibility push(hidden)
+namespace python {
 
-  // A reference to a Python object that may be dropped on any thread, with or without the GIL.
-  // Objects of registered policies live as long as the process: they are kept, never released.
-  class SharedPyObject {
-   public:
-    SharedPyObject() = default;
-    explicit SharedPyObject(pybind11::object object);
-    const pybind11::object& get() const { return *object_; }
-    explicit operator bool() const { return object_ != nullptr; }
+// A reference to a Python object that may be dropped on any thread, with or without the GIL.
+// Objects of registered policies live as long as the process: they are kept, never released.
+class SharedPyObject {
+ public:
+  SharedPyObject() = default;
+  explicit SharedPyObject(pybind11::object object);
+  const pybind11::object& get() const { return *object_; }
+  explicit operator bool() const { return object_ != nullptr; }
 
-   private:
-    std::shared_ptr<pybind11::object> object_;
-  };
+ private:
+  std::shared_ptr<pybind11::object> object_;
+};
 
-  class PythonPolicyError : public PolicyError {
-   public:
-    PythonPolicyError(const std::string& message, SharedPyObject exception, std::string note)
-        : PolicyError(message), exception_(std::move(exception)), note_(std::move(note)) {}
-    // The exception the policy raised, and what to add to it: where in the run it was raised.
-    const SharedPyObject& exception() const { return exception_; }
-    const std::string& note() const { return note_; }
+class PythonPolicyError : public PolicyError {
+ public:
+  PythonPolicyError(const std::string& message, SharedPyObject exception, std::string note)
+      : PolicyError(message), exception_(std::move(exception)), note_(std::move(note)) {}
+  // The exception the policy raised, and what to add to it: where in the run it was raised.
+  const SharedPyObject& exception() const { return exception_; }
+  const std::string& note() const { return note_; }
 
-   private:
-    SharedPyObject exception_;
-    std::string note_;
-  };
+ private:
+  SharedPyObject exception_;
+  std::string note_;
+};
 
-  // Registers the Python class `policy_class` as the policy `name` (replacing an earlier
-  // registration of that name): its docstring's first line is the summary, the keyword
-  // parameters of its __init__ with their defaults are its parameters (values are converted to
-  // the default's type), and `uses_tenants` is its class attribute of that name. Needs the GIL.
-  void register_python_policy(const std::string& name, const pybind11::object& policy_class);
+// Registers the Python class `policy_class` as the policy `name` (replacing an earlier
+// registration of that name): its docstring's first line is the summary, the keyword
+// parameters of its __init__ with their defaults are its parameters (values are converted to
+// the default's type), and `uses_tenants` is its class attribute of that name. Needs the GIL.
+void register_python_policy(const std::string& name, const pybind11::object& policy_class);
 
-  // Defines the context, job, queue, cluster, what-if and decision classes in `module`.
-  void define_policy_classes(pybind11::module_ & module);
+// Defines the context, job, queue, cluster, what-if and decision classes in `module`.
+void define_policy_classes(pybind11::module_& module);
 
-}  // namespace )
+}  // namespace python
+#pragma GCC visibility pop
 }  // namespace schedlab
