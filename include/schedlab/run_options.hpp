@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "schedlab/resample.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
@@ -38,6 +39,8 @@ struct RunOptions {
   TimeMs restart_overhead_ms = 30'000;      // charged at each restart before progress resumes
   TimeMs timeseries_interval_ms = 300'000;  // width of timeseries.csv rows
   std::uint64_t seed = 1;
+  // --resample: the workload drawn from the trace by `seed` (resample.hpp); none by default.
+  ResampleSpec resample;
 
   // Cluster models (docs/cluster.md). All off by default: results and outputs are then exactly
   // those of the plain GPU model.
@@ -58,7 +61,11 @@ struct RunOptions {
   bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
   // Whether `seed` can change a result: only generated failures (--failures rate=R) draw random
   // numbers, and a failure seed of their own (--failures seed=S) takes them off `seed`.
-  bool seed_changes_results() const { return failure_rate_per_1000_node_days > 0 && !failure_seed; }
+  // Resampling the workload draws from `seed` too.
+  bool seed_changes_results() const {
+    return (failure_rate_per_1000_node_days > 0 && !failure_seed) ||
+           resample.kind != ResampleKind::kNone;
+  }
   bool speed_gpu_on() const {
     return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull;
   }

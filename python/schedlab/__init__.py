@@ -67,7 +67,8 @@ def _patterns():
             got=re.compile(r"got '(?P<value>[^']*)'|got (?P<bare>[^ ,;)]+)"),
             flag=re.compile(r"^(?P<flag>--[a-z-]+)( '(?P<quoted>[^']*)'| (?P<bare>[^ :]+))?:"),
             key=re.compile(r"^(?P<field>[a-z_]+)(=(?P<value>[^:]*))?: "),
-            json_path=re.compile(r"^(?P<file>[^:\n]+?): (?P<field>[A-Za-z_][\w.\[\]]*): "))
+            json_path=re.compile(r"^(?P<file>[^:\n]+?): (?P<field>[A-Za-z_][\w.\[\]]*): "),
+            quoted_flag=re.compile(r"--[a-z-]+ '(?P<value>[^']*)'"))
     return _PATTERNS
 
 
@@ -90,6 +91,9 @@ def _input_error(message):
     elif p["json_path"].match(message):
         m = p["json_path"].match(message)
         file, field = m.group("file"), m.group("field")
+    if value is None and field is not None and not field.startswith("--"):
+        q = p["quoted_flag"].search(message)  # "key: --flag 'value': ..."
+        value = q.group("value") if q else None
     if value is None:
         g = p["got"].search(message)
         if g:
@@ -321,8 +325,8 @@ def run(trace, cluster, policy="fifo", params=None, *, reproducible=False,
     file) with `policy` (a registered name or a Python policy class) and its `params`. Options
     are the run options of the command line under their summary.json names: placement,
     estimate, walltime_kill, checkpoint_interval_s, restart_overhead_s, interval_s, seed,
-    speed_model, failures, failure_trace, node_power, pue, power_off_idle_s, boot_time_s,
-    carbon, tenants. The engine runs without the GIL (a Python policy takes it per call)."""
+    resample, speed_model, failures, failure_trace, node_power, pue, power_off_idle_s,
+    boot_time_s, carbon, tenants. The engine runs without the GIL (a Python policy takes it per call)."""
     trace = _trace_of(trace)
     name = _policy_name(policy)
     output = _core.run(trace._data, _os.fspath(cluster), name, _param_texts(params), options,
@@ -371,7 +375,8 @@ def compare(trace, cluster, policies, params=None, *, threads=None, **options):
     for policy in policies:
         name = _policy_name(policy)
         given = _param_texts(params.get(policy, params.get(name)))
-        label = name if not given else f"{name}({','.join(f'{k}={v}' for k, v in sorted(given.items()))})"
+        listed = ",".join(f"{k}={v}" for k, v in sorted(given.items()))
+        label = f"{name}({listed})" if given else name
         if any(label == c[0] for c in contenders):
             raise InputError(f"policies: policy '{label}' is listed twice", field="policies",
                              value=label)

@@ -316,9 +316,9 @@ Action add_sweep_command(CLI::App& app) {
     const SweepSpec spec = parse_sweep_spec(json, source, base_dir);
     if (spec.seeds.size() > 1 && !spec.options.seed_changes_results())
       spdlog::warn(
-          "{} seeds, but nothing in this sweep draws random numbers (only generated failures, "
-          "--failures rate=R without seed=S, do): every seed gives the same results, and their "
-          "confidence intervals are 0",
+          "{} seeds, but nothing in this sweep draws random numbers (only workload resampling, "
+          "--resample, and generated failures, --failures rate=R without seed=S, do): every seed "
+          "gives the same results, and their confidence intervals are 0",
           spec.seeds.size());
     SweepRunOptions options;
     options.out_dir = a->out_dir;

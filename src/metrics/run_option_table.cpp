@@ -11,6 +11,7 @@
 #include "schedlab/failure_model.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/placement_strategy.hpp"
+#include "schedlab/resample.hpp"
 #include "schedlab/tenants.hpp"
 
 namespace schedlab {
@@ -99,6 +100,12 @@ const RunOptionInfo kTable[] = {
        o.seed = static_cast<std::uint64_t>(seed);
      },
      [](const RunOptions& o) { return Json(o.seed); }},
+    {"resample", "--resample", RunOptionKind::kText,
+     "vary the workload with the seed: none | bootstrap[:BLOCK] | jitter:X | window:D", true, true,
+     SummaryEcho::kWhenSet,
+     [](RunOptions& o, const RunOptionValue& v) { o.resample = parse_resample(text_of(v)); },
+     [](const RunOptions& o) { return Json(o.resample.text); },
+     [](const RunOptions& o) { return o.resample.kind != ResampleKind::kNone; }},
     // Cluster models (docs/cluster.md).
     {"speed_model", "--speed-model", RunOptionKind::kText,
      "placement-dependent speed: off | gpu (GPU type speed) | comm (link slowdown) | full", true,

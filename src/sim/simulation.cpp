@@ -9,6 +9,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/resample.hpp"
 #include "schedlab/tenant_metrics.hpp"
 
 namespace schedlab {
@@ -16,13 +17,18 @@ namespace schedlab {
 SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
                           const SimulationRequest& request,
                           const std::vector<Observer*>& extra_observers) {
+  // The trace's workload, or one drawn from it by the seed (--resample, resample.hpp).
+  std::optional<Trace> resampled;
+  if (request.options.resample.kind != ResampleKind::kNone)
+    resampled = resample_trace(trace, request.options.resample, request.options.seed);
+  const Trace& workload = resampled ? *resampled : trace;
   const Cluster cluster(cluster_spec);
   auto policy = make_policy(request.policy, request.params);
   // A policy that schedules by tenant reports tenants even without --tenants, as `equal`.
   RunOptions options = request.options;
   if (!options.tenants && policy_uses_tenants(request.policy))
     options.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec("equal"));
-  Engine engine(trace, cluster, *policy, options);
+  Engine engine(workload, cluster, *policy, options);
   MetricsCollector metrics(request.files);
   engine.add_observer(metrics);
   // Per-tenant metrics when the run reports tenants (docs/tenants.md).
@@ -52,7 +58,7 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
           "--isolated-baseline: the run has no tenants (give --tenants or a tenant policy)");
     std::vector<std::optional<double>> rho;
     for (const auto& isolated :
-         run_isolated_baselines(trace, cluster_spec, request, engine.tenants(), engine.states()))
+         run_isolated_baselines(workload, cluster_spec, request, engine.tenants(), engine.states()))
       rho.push_back(isolated.rho);
     tenant_metrics->set_finish_time_fairness(std::move(rho));
   }

@@ -173,3 +173,16 @@ def test_the_notebook_style_example_plots_wait_against_load(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("load x1: fifo=11.26 h  sjf=") and lines[1].startswith("load x2:")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10000
+
+
+def test_resampled_replicates_differ_by_seed_and_are_echoed():
+    trace = schedlab.read_trace(PHILLY)
+    runs = [schedlab.run(trace, "32x8:V100", "fifo", resample="bootstrap", seed=s,
+                         reproducible=True) for s in (1, 2, 1)]
+    assert runs[0].csv("jobs") == runs[2].csv("jobs")
+    assert runs[0].csv("jobs") != runs[1].csv("jobs")
+    assert runs[0].summary["options"]["resample"] == "bootstrap"
+    assert "resample" not in schedlab.run(trace, "32x8:V100", "fifo").summary["options"]
+    with pytest.raises(schedlab.InputError) as error:
+        schedlab.run(trace, "32x8:V100", "fifo", resample="jitter:2")
+    assert error.value.field == "resample" and error.value.value == "jitter:2"

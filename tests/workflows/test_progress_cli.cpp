@@ -79,8 +79,8 @@ TEST_CASE("sweep: progress inside a running cell, and a warning when seeds canno
   CHECK(same.exit_code == 0);
   CHECK(same.err ==
         "schedlab: warning: 3 seeds, but nothing in this sweep draws random numbers (only "
-        "generated failures, --failures rate=R without seed=S, do): every seed gives the same "
-        "results, and their confidence intervals are 0\n");
+        "workload resampling, --resample, and generated failures, --failures rate=R without "
+        "seed=S, do): every seed gives the same results, and their confidence intervals are 0\n");
   const auto varied = run_command(base + shell_quote(dir + "/varied") + " --failures rate=500");
   CHECK(varied.exit_code == 0);
   CHECK(varied.err.empty());
@@ -88,5 +88,9 @@ TEST_CASE("sweep: progress inside a running cell, and a warning when seeds canno
       run_command(base + shell_quote(dir + "/fixed") + " --failures rate=500,seed=4");
   CHECK(fixed_seed.exit_code == 0);
   CHECK_THAT(fixed_seed.err, Catch::Contains("3 seeds, but nothing in this sweep draws"));
+  const auto resampled =
+      run_command(base + shell_quote(dir + "/resampled") + " --resample jitter:0.2");
+  CHECK(resampled.exit_code == 0);
+  CHECK(resampled.err.empty());
   fs::remove_all(dir);
 }

@@ -642,6 +642,10 @@ Json cell_definition(const SweepSpec& spec, const SweepCell& cell) {
   out["cluster"] = spec.clusters[cell.cluster];
   out["load_scale"] = spec.load_scales[cell.load];
   out["seed"] = spec.seeds[cell.seed];
+  // The workload of the cell: drawn from the trace by its seed (left out when none, so that
+  // sweeps without resampling keep their cell definitions).
+  if (spec.options.resample.kind != ResampleKind::kNone)
+    out["resample"] = spec.options.resample.text;
   return out;
 }
 
