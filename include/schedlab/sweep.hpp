@@ -122,6 +122,24 @@ void for_each_cell(
 nlohmann::ordered_json results_row(const SweepSpec& spec, const SweepCell& cell,
                                    const nlohmann::ordered_json* summary, const std::string& error);
 
+// A deterministic share of a sweep's cells, for batch arrays (Slurm --array, PBS, HTCondor):
+// shard K of N holds the cells whose index i has i % N == K - 1. Cells of every axis interleave
+// (the seed varies fastest), so shards of a large sweep cost about the same.
+struct SweepShard {
+  std::size_t index = 1;  // K, 1-based
+  std::size_t count = 1;  // N; 1 = the whole sweep
+};
+// "K/N" with 1 <= K <= N <= 1,000,000; throws ConfigError "--shard TEXT: ..." otherwise.
+SweepShard parse_sweep_shard(const std::string& text);
+inline bool in_shard(const SweepCell& cell, const SweepShard& shard) {
+  return cell.index % shard.count == shard.index - 1;
+}
+
+// Writes sweep.json (`spec_json`), results.jsonl and results.csv (`rows`, in cell order) and the
+// across-seed aggregate of the rows (aggregate.csv, aggregate.jsonl) into `out_dir` atomically.
+void write_sweep_tables(const std::string& out_dir, const nlohmann::ordered_json& spec_json,
+                        const std::vector<nlohmann::ordered_json>& rows);
+
 struct SweepProgress {
   std::size_t done = 0;  // cells finished so far, including resumed ones
   std::size_t total = 0;
@@ -137,6 +155,9 @@ struct SweepRunOptions {
   std::string out_dir;
   unsigned jobs = 1;   // worker threads (>= 1)
   bool rerun = false;  // ignore finished cells on disk
+  // Runs and reports only this share of the cells; sweep.json then records it as
+  // "shard": {"index": K, "count": N} (merge_sweep_shards joins the shards).
+  SweepShard shard;
   // Called once after the resume scan (with done = resumed cells, label empty) and once per
   // finished cell, serialized (never concurrently), in completion order.
   std::function<void(const SweepProgress&)> progress;
@@ -146,7 +167,8 @@ struct SweepRunOptions {
 };
 
 struct SweepOutcome {
-  std::size_t cells = 0;
+  std::size_t cells = 0;        // of this run (its shard)
+  std::size_t total_cells = 0;  // of the spec
   std::size_t ran = 0;
   std::size_t resumed = 0;
   std::size_t failed = 0;

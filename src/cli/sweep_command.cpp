@@ -22,6 +22,7 @@
 #include "schedlab/policy.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
+#include "schedlab/sweep_batch.hpp"
 #include "schedlab/trace.hpp"
 #include "terminal_status.hpp"
 
@@ -46,7 +47,17 @@ struct SweepArgs {
   std::vector<std::string> seeds;
   std::map<std::string, RunOptionValue> options;  // run option flags given (run_option_table)
   bool reproducible = false;
+  std::string shard;               // --shard K/N
+  std::vector<std::string> merge;  // --merge DIR...
+  bool emit_slurm = false;
+  std::size_t shards = 0;  // --shards N (0: one per cell, at most kDefaultSlurmShards)
+  std::string time_limit;
+  std::string partition;
 };
+
+// Array tasks --emit-slurm writes when --shards is not given (Slurm's default MaxArraySize is
+// 1001).
+constexpr std::size_t kDefaultSlurmShards = 100;
 
 // A path given as a flag (relative to the working directory) as the spec expects it: relative
 // to the spec file's directory when there is one.
@@ -280,6 +291,79 @@ std::string overview(const std::vector<SweepGroup>& groups) {
   }
 }
 
+// The exit code of a failed cell, from the kind its results row records (failure_text).
+int failed_cell_exit_code(const std::string& error) {
+  if (error.starts_with("stuck:")) return kExitStuck;
+  if (error.starts_with("input error:")) return kExitInput;
+  return kExitInternal;
+}
+
+// `sweep --merge DIR... -o OUT`: joins shard outputs.
+int run_merge(const SweepArgs& a) {
+  if (!a.spec_file.empty() || !a.policies.empty() || !a.traces.empty() || !a.clusters.empty() ||
+      !a.loads.empty() || !a.seeds.empty() || !a.options.empty() || !a.shard.empty() ||
+      a.emit_slurm || a.reproducible)
+    throw ConfigError(
+        "--merge takes shard directories and -o only: the shards' sweep.json is the spec");
+  const SweepMergeOutcome outcome = merge_sweep_shards(a.merge, a.out_dir);
+  const auto rows =
+      read_sweep_results((std::filesystem::path(a.out_dir) / "results.jsonl").string());
+  if (!a.quiet) {
+    const std::string table = overview(aggregate_sweep(rows));
+    std::fwrite(table.data(), 1, table.size(), stdout);
+  }
+  std::printf("sweep: merged %zu shards: %zu cells (%zu failed); results in %s\n", outcome.shards,
+              outcome.cells, outcome.failed, a.out_dir.c_str());
+  std::fflush(stdout);
+  for (const auto& row : rows) {
+    if (row["status"] == "ok") continue;
+    spdlog::error("sweep cell {} failed ({} of {} cells failed; see {}/results.csv): {}",
+                  row["cell"].get<std::size_t>(), outcome.failed, outcome.cells, a.out_dir,
+                  row.value("error", std::string()));
+    return failed_cell_exit_code(row.value("error", std::string()));
+  }
+  return kExitOk;
+}
+
+// `sweep ... --emit-slurm -o OUT`: writes the spec and the Slurm array and merge scripts.
+int emit_slurm(const SweepArgs& a, const SweepSpec& parsed) {
+  if (!a.shard.empty()) throw ConfigError("--emit-slurm cannot be combined with --shard");
+  const SweepSpec spec = with_absolute_paths(parsed);
+  load_sweep_inputs(spec);  // the same checks as a run, before anything is written
+  const std::size_t cells = expand_cells(spec).size();
+  SlurmArrayRequest request;
+  request.out_dir = std::filesystem::absolute(a.out_dir).lexically_normal().string();
+  while (request.out_dir.size() > 1 && request.out_dir.ends_with('/')) request.out_dir.pop_back();
+  request.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+  request.working_dir = std::filesystem::current_path().string();
+  request.shards = a.shards > 0 ? a.shards : std::min(cells, kDefaultSlurmShards);
+  if (request.shards > cells)
+    throw ConfigError(
+        fmt::format("--shards {}: more shards than the sweep's {} cells", a.shards, cells));
+  request.cpus_per_task = std::max(1U, a.jobs);
+  request.time_limit = a.time_limit;
+  request.partition = a.partition;
+  const auto files = slurm_array_files(spec, request);
+  std::vector<std::pair<std::string, std::string_view>> views;
+  for (const auto& [name, content] : files) views.emplace_back(name, content);
+  std::filesystem::create_directories(std::filesystem::path(request.out_dir) / "logs");
+  std::filesystem::create_directories(std::filesystem::path(request.out_dir) / "shards");
+  write_files_atomically(request.out_dir, views);
+  for (const char* script : {"sweep.sbatch", "merge.sbatch"})
+    std::filesystem::permissions(std::filesystem::path(request.out_dir) / script,
+                                 std::filesystem::perms::owner_exec |
+                                     std::filesystem::perms::group_exec |
+                                     std::filesystem::perms::others_exec,
+                                 std::filesystem::perm_options::add);
+  std::printf(
+      "sweep: %zu cells as a Slurm array of %zu tasks (%u CPUs each) in %s\n"
+      "submit:\n  jid=$(sbatch --parsable %s/sweep.sbatch)\n"
+      "  sbatch --dependency=afterany:$jid %s/merge.sbatch\n",
+      cells, request.shards, request.cpus_per_task, request.out_dir.c_str(),
+      request.out_dir.c_str(), request.out_dir.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
@@ -308,8 +392,23 @@ Action add_sweep_command(CLI::App& app) {
   add_run_option_flags(*cmd, a->options, true);
   cmd->add_flag("--reproducible", a->reproducible,
                 "write engine.wall_s as 0 (byte-identical reruns)");
+  cmd->add_option("--shard", a->shard,
+                  "K/N: run only shard K of N (cells with index % N == K-1), for batch arrays");
+  cmd->add_option("--merge", a->merge,
+                  "DIR...: join the output directories of shards 1/N..N/N into -o")
+      ->expected(1, -1);
+  cmd->add_flag("--emit-slurm", a->emit_slurm,
+                "write spec.json, sweep.sbatch (a Slurm array over shards) and merge.sbatch into "
+                "-o instead of running");
+  cmd->add_option("--shards", a->shards,
+                  "array tasks of --emit-slurm (default: one per cell, at most 100)");
+  cmd->add_option("--time", a->time_limit, "Slurm --time of each array task (--emit-slurm)");
+  cmd->add_option("--partition", a->partition, "Slurm --partition (--emit-slurm)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!a->merge.empty()) return run_merge(*a);
+    if (!a->emit_slurm && (a->shards > 0 || !a->time_limit.empty() || !a->partition.empty()))
+      throw ConfigError("--shards, --time and --partition go with --emit-slurm");
     std::string source;
     std::string base_dir;
     const Json json = build_spec(*a, source, base_dir);
@@ -320,7 +419,9 @@ Action add_sweep_command(CLI::App& app) {
           "--resample, and generated failures, --failures rate=R without seed=S, do): every seed "
           "gives the same results, and their confidence intervals are 0",
           spec.seeds.size());
+    if (a->emit_slurm) return emit_slurm(*a, spec);
     SweepRunOptions options;
+    if (!a->shard.empty()) options.shard = parse_sweep_shard(a->shard);
     options.out_dir = a->out_dir;
     options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
     options.rerun = a->rerun;
@@ -350,11 +451,16 @@ Action add_sweep_command(CLI::App& app) {
         read_sweep_results((std::filesystem::path(a->out_dir) / "results.jsonl").string());
     const std::string table = overview(aggregate_sweep(rows));
     std::fwrite(table.data(), 1, table.size(), stdout);
+    const std::string share =
+        options.shard.count > 1
+            ? fmt::format(" of shard {}/{} ({} cells in all)", options.shard.index,
+                          options.shard.count, outcome.total_cells)
+            : std::string();
     std::printf(
-        "sweep: %zu cells (%zu run, %zu resumed, %zu failed) in %.2f s with %u worker%s; results "
-        "in %s\n",
-        outcome.cells, outcome.ran, outcome.resumed, outcome.failed, wall.count(), options.jobs,
-        options.jobs == 1 ? "" : "s", a->out_dir.c_str());
+        "sweep: %zu cells%s (%zu run, %zu resumed, %zu failed) in %.2f s with %u worker%s; "
+        "results in %s\n",
+        outcome.cells, share.c_str(), outcome.ran, outcome.resumed, outcome.failed, wall.count(),
+        options.jobs, options.jobs == 1 ? "" : "s", a->out_dir.c_str());
     std::fflush(stdout);
     if (outcome.first_failure) rethrow_cell_failure(outcome, a->out_dir);
     return kExitOk;

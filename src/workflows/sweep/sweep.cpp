@@ -759,7 +759,15 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   std::vector<std::string> fingerprints;
   for (const auto& trace : inputs.traces) fingerprints.push_back(trace_fingerprint(trace));
 
-  const std::vector<SweepCell> cells = expand_cells(spec);
+  // Every cell is defined (slots are indexed by cell index); a shard runs and reports its own.
+  const std::vector<SweepCell> all_cells = expand_cells(spec);
+  if (options.shard.count > all_cells.size())
+    throw ConfigError(fmt::format(
+        "--shard {}/{}: the sweep has {} cells, so at most {} shards (every shard runs a cell)",
+        options.shard.index, options.shard.count, all_cells.size(), all_cells.size()));
+  std::vector<SweepCell> cells = all_cells;
+  std::erase_if(cells,
+                [&options](const SweepCell& cell) { return !in_shard(cell, options.shard); });
   std::vector<Json> definitions;
   std::vector<Json> markers;
   Json option_files = Json::object();
@@ -773,19 +781,20 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
       files["cluster"] = file_fingerprint(file);
     cluster_files.push_back(std::move(files));
   }
-  for (const auto& cell : cells) {
+  for (const auto& cell : all_cells) {
     definitions.push_back(cell_definition(spec, cell));
     markers.push_back(cell_marker(spec, definitions.back(), fingerprints[cell.trace],
                                   cluster_files[cell.cluster]));
   }
 
   // Resume: a cell is done when its cell.json (written last) matches and its summary reads.
-  std::vector<std::optional<Json>> summaries(cells.size());
-  std::vector<std::string> errors(cells.size());
-  std::vector<std::exception_ptr> failures(cells.size());
+  std::vector<std::optional<Json>> summaries(all_cells.size());
+  std::vector<std::string> errors(all_cells.size());
+  std::vector<std::exception_ptr> failures(all_cells.size());
   std::vector<SweepCell> pending;
   SweepOutcome outcome;
   outcome.cells = cells.size();
+  outcome.total_cells = all_cells.size();
   for (const auto& cell : cells) {
     const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
     remove_stale_temporaries(dir);
@@ -847,7 +856,6 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
 
   // Rows in cell order, whatever the completion order was.
   std::vector<Json> rows;
-  std::string results_jsonl;
   for (const auto& cell : cells) {
     const Json* summary = summaries[cell.index] ? &*summaries[cell.index] : nullptr;
     Json row = results_row(spec, cell, summary, errors[cell.index]);
@@ -858,20 +866,25 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
         outcome.first_failed_cell = cell.index;
       }
     }
-    results_jsonl += json_text(row) + "\n";
     rows.push_back(std::move(row));
   }
-  const std::vector<SweepGroup> groups = aggregate_sweep(rows);
-  const std::string results_table = results_csv(rows);
-  const std::string aggregate_table = aggregate_csv(groups);
-  const std::string aggregate_rows = aggregate_jsonl(groups);
-  const std::string spec_text = json_text(sweep_spec_json(spec), 2) + "\n";
-  write_files_atomically(options.out_dir, {{"sweep.json", spec_text},
-                                           {"results.csv", results_table},
-                                           {"results.jsonl", results_jsonl},
-                                           {"aggregate.csv", aggregate_table},
-                                           {"aggregate.jsonl", aggregate_rows}});
+  Json spec_json = sweep_spec_json(spec);
+  if (options.shard.count > 1)
+    spec_json["shard"] = Json{{"index", options.shard.index}, {"count", options.shard.count}};
+  write_sweep_tables(options.out_dir, spec_json, rows);
   return outcome;
+}
+
+void write_sweep_tables(const std::string& out_dir, const Json& spec_json,
+                        const std::vector<Json>& rows) {
+  std::string results_jsonl;
+  for (const auto& row : rows) results_jsonl += json_text(row) + "\n";
+  const std::vector<SweepGroup> groups = aggregate_sweep(rows);
+  write_files_atomically(out_dir, {{"sweep.json", json_text(spec_json, 2) + "\n"},
+                                   {"results.csv", results_csv(rows)},
+                                   {"results.jsonl", results_jsonl},
+                                   {"aggregate.csv", aggregate_csv(groups)},
+                                   {"aggregate.jsonl", aggregate_jsonl(groups)}});
 }
 
 std::vector<Json> read_sweep_results(const std::string& path) {
