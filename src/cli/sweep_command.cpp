@@ -345,6 +345,7 @@ int emit_slurm(const SweepArgs& a, const SweepSpec& parsed) {
   request.partition = a.partition;
   const auto files = slurm_array_files(spec, request);
   std::vector<std::pair<std::string, std::string_view>> views;
+  views.reserve(files.size());
   for (const auto& [name, content] : files) views.emplace_back(name, content);
   std::filesystem::create_directories(std::filesystem::path(request.out_dir) / "logs");
   std::filesystem::create_directories(std::filesystem::path(request.out_dir) / "shards");

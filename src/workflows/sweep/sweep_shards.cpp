@@ -149,6 +149,7 @@ SweepMergeOutcome merge_sweep_shards(const std::vector<std::string>& shard_dirs,
           out_dir));
 
   std::vector<ShardOutput> shards;
+  shards.reserve(shard_dirs.size());
   for (const auto& dir : shard_dirs) shards.push_back(read_shard(dir));
   const ShardOutput& first = shards.front();
   const std::string first_spec = (fs::path(first.dir) / "sweep.json").string();
