@@ -19,7 +19,7 @@ DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
 DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
-.PHONY: all deps deps-dev configure build test gate asan-build asan fuzz tsan tidy bench demo format \
+.PHONY: all deps deps-dev configure build test gate asan-build asan fuzz tsan tidy bench demo leaderboard format \
         format-check clean
 
 all: build
@@ -83,6 +83,13 @@ tidy: deps-dev
 
 # The engine at growing sizes, then Python policies against the built-in ones (when the build
 # has the Python module).
+# The default suite (suites/default.json) ranked into $(BUILD_DIR)/leaderboard, and its board
+# copied into docs/leaderboard.md (between the leaderboard markers); a test checks that the
+# committed board still reproduces.
+leaderboard: build
+	@$(BUILD_DIR)/schedlab leaderboard suites/default.json -o $(BUILD_DIR)/leaderboard -j $(JOBS) -q
+	@bash scripts/embed-leaderboard docs/leaderboard.md $(BUILD_DIR)/leaderboard/leaderboard.md
+
 bench: build
 	@$(BUILD_DIR)/bench/schedlab_bench --schedlab $(BUILD_DIR)/schedlab
 	@python=$$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' $(BUILD_DIR)/CMakeCache.txt); \

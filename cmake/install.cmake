@@ -11,7 +11,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/schedlab
 install(TARGETS schedlab_core schedlab_plugin_api schedlab_trace schedlab_trace_objects schedlab_cluster schedlab_placement
                 schedlab_placement_objects schedlab_models schedlab_tenants
                 schedlab_policy schedlab_metrics schedlab_policy_objects schedlab_policies schedlab_sim schedlab_sweep
-                schedlab_report schedlab_check
+                schedlab_report schedlab_check schedlab_leaderboard
         EXPORT schedlabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/schedlab/objects)

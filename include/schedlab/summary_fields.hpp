@@ -46,6 +46,10 @@ struct MeanCi {
 };
 MeanCi mean_ci95(const std::vector<double>& sample);
 
+// What a reader must know about a 95% CI from `n` replicates, as one sentence; "" when n is
+// large enough (5 or more) for the interval to need no remark. n < 2: no interval at all.
+std::string replicate_count_note(std::size_t n);
+
 // Two-sided 95% quantile of Student's t with `df` >= 1 degrees of freedom (t_{0.975, df}).
 double student_t_975(std::size_t df);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -63,6 +64,10 @@ void add_filter_option(CLI::App& command, std::vector<std::string>& filters);
 schedlab::Trace load_trace(const std::string& path, const std::string& format,
                            const std::vector<std::string>& filters);
 Action add_sweep_command(CLI::App& app);
+Action add_leaderboard_command(CLI::App& app);
+// Rethrows `failure` (a sweep cell's exception) with `where` before its message, keeping its
+// kind and so the exit code main gives it.
+[[noreturn]] void rethrow_with_context(const std::exception_ptr& failure, const std::string& where);
 Action add_report_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);

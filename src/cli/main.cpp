@@ -71,10 +71,12 @@ int main(int argc, char** argv) {
     actions.push_back(add(app));
   actions.push_back(add_compare_command(app));
   actions.push_back(add_check_policy_command(app));
+  actions.push_back(add_leaderboard_command(app));
   // --plugin FILE on the commands that name policies; loaded before the command runs.
   std::vector<std::string> plugins;
   for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; }))
-    if (is_one_of(command->get_name(), {"run", "compare", "sweep", "policies", "check-policy"}))
+    if (is_one_of(command->get_name(),
+                  {"run", "compare", "sweep", "leaderboard", "policies", "check-policy"}))
       command->add_option("--plugin", plugins,
                           "load policies from a plug-in library (repeatable; "
                           "docs/writing-policies.md)");

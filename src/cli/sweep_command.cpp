@@ -273,11 +273,18 @@ std::string overview(const std::vector<SweepGroup>& groups) {
 
 // Rethrows a failed cell's exception with the cell named, keeping its exit code.
 [[noreturn]] void rethrow_cell_failure(const SweepOutcome& outcome, const std::string& out_dir) {
-  const std::string where =
+  rethrow_with_context(
+      outcome.first_failure,
       fmt::format("sweep cell {} failed ({} of {} cells failed; see {}/results.csv)",
-                  outcome.first_failed_cell, outcome.failed, outcome.cells, out_dir);
+                  outcome.first_failed_cell, outcome.failed, outcome.cells, out_dir));
+}
+
+}  // namespace
+
+[[noreturn]] void rethrow_with_context(const std::exception_ptr& failure,
+                                       const std::string& where) {
   try {
-    std::rethrow_exception(outcome.first_failure);
+    std::rethrow_exception(failure);
   } catch (const StuckError& e) {
     throw StuckError(fmt::format("{}: {}", where, e.what()));
   } catch (const InputError& e) {
@@ -290,6 +297,8 @@ std::string overview(const std::vector<SweepGroup>& groups) {
     throw;
   }
 }
+
+namespace {
 
 // The exit code of a failed cell, from the kind its results row records (failure_text).
 int failed_cell_exit_code(const std::string& error) {

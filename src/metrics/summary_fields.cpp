@@ -80,6 +80,20 @@ double student_t_975(std::size_t df) {
          (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n);
 }
 
+std::string replicate_count_note(std::size_t n) {
+  constexpr std::size_t kEnough = 5;
+  if (n == 0) return "No replicate finished: no values, intervals or tests.";
+  if (n == 1)
+    return "One replicate: too few for a confidence interval or a significance test (2 or more "
+           "are needed); values are single runs.";
+  if (n < kEnough)
+    return fmt::format(
+        "Only {} replicates: the 95% intervals use Student's t with {} degree{} of freedom "
+        "(t = {:.2f}) and are wide; {} or more replicates narrow them.",
+        n, n - 1, n == 2 ? "" : "s", student_t_975(n - 1), kEnough);
+  return "";
+}
+
 MeanCi mean_ci95(const std::vector<double>& sample) {
   MeanCi out;
   out.n = sample.size();

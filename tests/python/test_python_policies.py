@@ -261,3 +261,38 @@ def test_a_sweep_runs_python_policies_on_threads(tmp_path):
     assert jobs[0] == jobs[1] == jobs[2] == jobs[3]  # fifo, Python fifo; seeds 1 and 2
     assert jobs[4] == jobs[5] == jobs[6] == jobs[7]  # easy-backfill, Python easy-backfill
     assert jobs[0] != jobs[4]
+
+
+def test_a_python_policy_joins_a_leaderboard_with_one_line(tmp_path):
+    """py:FILE.py:CLASS in a suite, FILE relative to the suite: the Python FIFO ties the
+    built-in one on every trace and metric, replicate by replicate."""
+    import csv
+    import json
+    import shutil
+
+    shutil.copy(SOURCE_DIR / "examples" / "python" / "fifo.py", tmp_path / "fifo.py")
+    suite = {
+        "traces": [
+            {"name": "philly", "path": str(SOURCE_DIR / "traces" / "philly-6214e9.csv"),
+             "cluster": "32x8:V100"},
+            {"name": "itp", "path": str(SOURCE_DIR / "traces" / "itp-cluster10.csv"),
+             "cluster": "2x8:A100"},
+        ],
+        "policies": ["fifo", "sjf", "py:fifo.py:Fifo"],
+        "seeds": ["1-3"],
+        "options": {"resample": "jitter:0.2"},
+    }
+    (tmp_path / "suite.json").write_text(json.dumps(suite))
+    cli("leaderboard", tmp_path / "suite.json", "-o", tmp_path / "out", "-j", "2", "-q")
+    with open(tmp_path / "out" / "leaderboard.csv", newline="") as f:
+        rows = {(r["scope"], r["metric"], r["policy"]): r for r in csv.DictReader(f)}
+    python_rows = [key for key in rows if key[2] == "py:fifo.py:Fifo"]
+    assert len(python_rows) == 2 * 3 + 3 + 1
+    for scope, metric, _ in python_rows:
+        built_in = rows[(scope, metric, "fifo")]
+        python = rows[(scope, metric, "py:fifo.py:Fifo")]
+        assert python["mean"] == built_in["mean"]
+        assert python["rank"] == built_in["rank"]
+        assert python["n"] == "3"
+    board = (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "| py:fifo.py:Fifo |" in board

@@ -364,8 +364,12 @@ TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, a
   CHECK(count_of(report.html, "Metrics against load") == 0);
   CHECK(count_of(report.html, " vs load") == 0);
   CHECK(count_of(report.html, "load scale (x the trace") == 0);
-  REQUIRE(report.notes.size() == 1);
+  REQUIRE(report.notes.size() == 2);
+  // Two seeds: the intervals exist but are wide, and the report says so.
   CHECK(report.notes[0] ==
+        "Only 2 replicates: the 95% intervals use Student's t with 1 degree of freedom "
+        "(t = 12.71) and are wide; 5 or more replicates narrow them.");
+  CHECK(report.notes[1] ==
         "the sweep has one load scale (1): no metric-vs-load charts; the bars show each metric at "
         "that load");
   CHECK_THAT(report.html, Catch::Contains("<p class=\"note\">the sweep has one load scale (1)"));

@@ -1051,6 +1051,10 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
     }
   }
   html += "</header>\n";
+  // Confidence intervals over few seeds are wide, over one there are none: say so.
+  if (sweep)
+    if (const std::string note = replicate_count_note(sweep->seeds.size()); !note.empty())
+      report.notes.push_back(note);
   html += section("Over time", over_time_figures(runs));
   html += gantt_section(runs, options, report.notes);
   html += section("Wait and completion time", cdf_figures(runs));

@@ -1,0 +1,43 @@
+// A page of headings, paragraphs and tables, rendered as Markdown or as one self-contained HTML
+// file (inline CSS, no scripts, no network at view time). Tables written from one page model
+// say the same thing in both forms.
+//
+// Paragraph and cell text is plain text in which `code` spans are marked with backticks and
+// **bold** with double asterisks; both renderers keep those marks' meaning, and the HTML one
+// escapes everything else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct PageTable {
+  std::vector<std::string> header;
+  std::vector<bool> right_aligned;  // per column (numbers); missing = left
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct PageBlock {
+  enum class Kind { kHeading, kParagraph, kTable };
+  Kind kind = Kind::kParagraph;
+  int level = 2;     // headings: 1..3
+  std::string text;  // headings and paragraphs
+  PageTable table;
+};
+
+struct Page {
+  std::string title;
+  std::vector<PageBlock> blocks;
+
+  void heading(int level, std::string text);
+  void paragraph(std::string text);
+  void table(PageTable table);
+};
+
+// GitHub-flavoured Markdown; '|' in cells is escaped. Ends with one newline.
+std::string render_markdown(const Page& page);
+// HTML5 with the report's look (docs/workflows.md "Report").
+std::string render_html(const Page& page);
+
+}  // namespace schedlab

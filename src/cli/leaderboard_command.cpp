@@ -1,0 +1,128 @@
+// schedlab leaderboard: runs a suite (one sweep per trace) and writes the ranked board:
+// leaderboard.md, leaderboard.csv and leaderboard.html (docs/leaderboard.md).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
+#include "schedlab/leaderboard.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/trace.hpp"
+
+namespace schedlab::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct LeaderboardArgs {
+  std::string suite_file;
+  std::string out_dir;
+  unsigned jobs = 0;
+  bool rerun = false;
+  bool quiet = false;
+};
+
+LeaderboardSuite read_suite(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  Json json;
+  try {
+    json = parse_json_text<Json>(text, path);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not valid JSON: {}", path, json_error_text(e)));
+  }
+  std::string base_dir = std::filesystem::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  return parse_leaderboard_suite(json, path, base_dir);
+}
+
+// The overall standings as the terminal shows them.
+std::string overall_text(const LeaderboardSuite& suite, const Leaderboard& board) {
+  const Ranking& score = board.overall.back();
+  std::size_t width = 6;
+  for (const auto& name : suite.policies) width = std::max(width, name.size());
+  std::string out = fmt::format("{:>4}  {:<{}}  {}\n", "rank", "policy", width, "score");
+  for (const auto& s : score.standings) {
+    std::string value = fixed(s.value.mean, 2);
+    if (s.value.n >= 2) value += " ± " + fixed(s.value.ci95, 2);
+    out += fmt::format("{:>4}  {:<{}}  {}\n", s.rank, suite.policies[s.policy], width, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Action add_leaderboard_command(CLI::App& app) {
+  auto a = std::make_shared<LeaderboardArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "leaderboard",
+      "rank policies on a suite of traces over replicates: leaderboard.md, .csv and .html");
+  cmd->add_option("suite", a->suite_file, "suite JSON (docs/leaderboard.md)")->required();
+  cmd->add_option("-o,--out", a->out_dir, "output directory")->required();
+  cmd->add_option("-j,--jobs", a->jobs, "cells in parallel (default: one per core)");
+  cmd->add_flag("--rerun", a->rerun, "ignore finished cells of an earlier run");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
+  return [cmd, a]() -> int {
+    if (!cmd->parsed()) return -1;
+    const LeaderboardSuite suite = read_suite(a->suite_file);
+    LeaderboardRunOptions options;
+    options.out_dir = a->out_dir;
+    options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
+    options.rerun = a->rerun;
+    std::mutex mutex;
+    if (!a->quiet)
+      options.progress = [&suite, &mutex](std::size_t trace, const SweepProgress& p) {
+        const std::lock_guard lock(mutex);
+        const std::string& name = suite.traces[trace].name;
+        if (p.label.empty())
+          std::fprintf(stderr, "leaderboard: %s: %zu cells (%zu already done)\n", name.c_str(),
+                       p.total, p.resumed);
+        else
+          std::fprintf(stderr, "leaderboard: %s: [%zu/%zu] %s: %s (%.2f s)\n", name.c_str(), p.done,
+                       p.total, p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
+        std::fflush(stderr);
+      };
+    // Cells log from worker threads: use a thread-safe logger while they run.
+    const auto previous = spdlog::default_logger();
+    auto logger = spdlog::get("schedlab-sweep");
+    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
+    logger->set_pattern("schedlab: %l: %v");
+    logger->set_level(previous->level());
+    spdlog::set_default_logger(logger);
+    const auto started = std::chrono::steady_clock::now();
+    LeaderboardOutcome outcome;
+    try {
+      outcome = run_leaderboard(suite, options);
+    } catch (...) {
+      spdlog::set_default_logger(previous);
+      throw;
+    }
+    spdlog::set_default_logger(previous);
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+    if (outcome.first_failure)
+      rethrow_with_context(
+          outcome.first_failure,
+          fmt::format("leaderboard: {} of {} cells failed, no board written (see {}/results.csv)",
+                      outcome.failed, outcome.cells, outcome.failed_sweep_dir));
+    const std::string table = overall_text(suite, outcome.board);
+    std::fwrite(table.data(), 1, table.size(), stdout);
+    std::printf(
+        "leaderboard: %zu cells (%zu run, %zu resumed) in %.2f s with %u worker%s; board in "
+        "%s/leaderboard.md\n",
+        outcome.cells, outcome.ran, outcome.resumed, wall.count(), options.jobs,
+        options.jobs == 1 ? "" : "s", a->out_dir.c_str());
+    return kExitOk;
+  };
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,49 @@
+// run_leaderboard: the suite's sweeps, one per trace, then the board from their results.
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schedlab/leaderboard.hpp"
+#include "schedlab/output.hpp"
+#include "schedlab/sweep.hpp"
+
+namespace schedlab {
+
+namespace fs = std::filesystem;
+
+LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
+                                   const LeaderboardRunOptions& options) {
+  // Every trace's inputs are read and checked before any cell runs.
+  for (const auto& trace : suite.traces) load_sweep_inputs(trace.sweep);
+  LeaderboardOutcome outcome;
+  std::vector<std::vector<nlohmann::ordered_json>> rows;
+  for (std::size_t t = 0; t < suite.traces.size(); ++t) {
+    SweepRunOptions sweep;
+    sweep.out_dir = (fs::path(options.out_dir) / "sweeps" / suite.traces[t].name).string();
+    sweep.jobs = options.jobs;
+    sweep.rerun = options.rerun;
+    if (options.progress)
+      sweep.progress = [&options, t](const SweepProgress& p) { options.progress(t, p); };
+    const SweepOutcome done = run_sweep(suite.traces[t].sweep, sweep);
+    outcome.cells += done.cells;
+    outcome.ran += done.ran;
+    outcome.resumed += done.resumed;
+    outcome.failed += done.failed;
+    if (done.first_failure && !outcome.first_failure) {
+      outcome.first_failure = done.first_failure;
+      outcome.failed_sweep_dir = sweep.out_dir;
+    }
+    rows.push_back(read_sweep_results((fs::path(sweep.out_dir) / "results.jsonl").string()));
+  }
+  if (outcome.first_failure) return outcome;
+  outcome.board = compute_leaderboard(suite, rows);
+  const auto files = leaderboard_files(suite, outcome.board);
+  for (const auto& [name, content] : files)
+    write_file_atomically((fs::path(options.out_dir) / name).string(), content);
+  return outcome;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,152 @@
+// Page rendering: Markdown and HTML from one page model (schedlab/text_page.hpp).
+#include "schedlab/text_page.hpp"
+
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "report_svg.hpp"
+
+namespace schedlab {
+
+namespace {
+
+constexpr const char* kPageStyle = R"CSS(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 6px} h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:14px;margin:16px 0 6px} p{font-size:13px;color:#333;margin:6px 0;max-width:1000px}
+code{font-family:ui-monospace,monospace;font-size:12px;background:#f4f4f4;padding:0 3px}
+table{border-collapse:collapse;font-size:12.5px;margin:8px 0} th,td{border:1px solid #e3e3e3;padding:3px 8px}
+th{background:#f7f7f7} td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+)CSS";
+
+// Inline marks to HTML: `code` and **bold**; everything else escaped.
+std::string inline_html(const std::string& text) {
+  std::string out;
+  bool code = false;
+  bool bold = false;
+  std::string run;
+  auto flush = [&]() {
+    out += report::html_escape(run);
+    run.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '`') {
+      flush();
+      out += code ? "</code>" : "<code>";
+      code = !code;
+    } else if (!code && text.compare(i, 2, "**") == 0) {
+      flush();
+      out += bold ? "</b>" : "<b>";
+      bold = !bold;
+      ++i;
+    } else {
+      run += text[i];
+    }
+  }
+  flush();
+  if (code) out += "</code>";
+  if (bold) out += "</b>";
+  return out;
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool right_aligned(const PageTable& table, std::size_t column) {
+  return column < table.right_aligned.size() && table.right_aligned[column];
+}
+
+}  // namespace
+
+void Page::heading(int level, std::string text) {
+  PageBlock block;
+  block.kind = PageBlock::Kind::kHeading;
+  block.level = level;
+  block.text = std::move(text);
+  blocks.push_back(std::move(block));
+}
+
+void Page::paragraph(std::string text) {
+  PageBlock block;
+  block.kind = PageBlock::Kind::kParagraph;
+  block.text = std::move(text);
+  blocks.push_back(std::move(block));
+}
+
+void Page::table(PageTable table) {
+  PageBlock block;
+  block.kind = PageBlock::Kind::kTable;
+  block.table = std::move(table);
+  blocks.push_back(std::move(block));
+}
+
+std::string render_markdown(const Page& page) {
+  std::string out;
+  for (const auto& block : page.blocks) {
+    if (!out.empty()) out += '\n';
+    switch (block.kind) {
+      case PageBlock::Kind::kHeading:
+        out += std::string(static_cast<std::size_t>(block.level), '#') + ' ' + block.text + '\n';
+        break;
+      case PageBlock::Kind::kParagraph: out += block.text + '\n'; break;
+      case PageBlock::Kind::kTable: {
+        const PageTable& t = block.table;
+        out += '|';
+        for (const auto& h : t.header) out += ' ' + markdown_cell(h) + " |";
+        out += "\n|";
+        for (std::size_t c = 0; c < t.header.size(); ++c)
+          out += right_aligned(t, c) ? "---:|" : "---|";
+        out += '\n';
+        for (const auto& row : t.rows) {
+          out += '|';
+          for (const auto& cell : row) out += ' ' + markdown_cell(cell) + " |";
+          out += '\n';
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string render_html(const Page& page) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     report::html_escape(page.title), kPageStyle);
+  for (const auto& block : page.blocks) {
+    switch (block.kind) {
+      case PageBlock::Kind::kHeading:
+        out += fmt::format("<h{0}>{1}</h{0}>\n", block.level, inline_html(block.text));
+        break;
+      case PageBlock::Kind::kParagraph: out += "<p>" + inline_html(block.text) + "</p>\n"; break;
+      case PageBlock::Kind::kTable: {
+        const PageTable& t = block.table;
+        out += "<table>\n<thead><tr>";
+        for (std::size_t c = 0; c < t.header.size(); ++c)
+          out += fmt::format("<th{}>{}</th>", right_aligned(t, c) ? " class=\"num\"" : "",
+                             inline_html(t.header[c]));
+        out += "</tr></thead>\n<tbody>\n";
+        for (const auto& row : t.rows) {
+          out += "<tr>";
+          for (std::size_t c = 0; c < row.size(); ++c)
+            out += fmt::format("<td{}>{}</td>", right_aligned(t, c) ? " class=\"num\"" : "",
+                               inline_html(row[c]));
+          out += "</tr>\n";
+        }
+        out += "</tbody>\n</table>\n";
+        break;
+      }
+    }
+  }
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace schedlab
