@@ -289,7 +289,7 @@ TEST_CASE("failures: effective time ratio of a long N-node job matches 1 - N r (
 
 // ------------------------------------------------------------------------ energy and power
 
-TEST_CASE("energy: a powered-off node draws its off power; a queued job wakes it",
+TEST_CASE("energy: a powered-off node draws its off power, a queued job wakes it",
           "[cluster-model][energy]") {
   // a holds node 0 over [0, 1000). Node 1 is idle and turns off at 100. b arrives at 500 and
   // finds no free GPU: the engine wakes node 1, which boots over [500, 800); b runs [800, 900).

@@ -69,7 +69,7 @@ TEST_CASE("drf: on one GPU type, weights 2:1 give saturating tenants 2/3 and 1/3
   CHECK((used.at("a") + used.at("b")) / (64.0 * 72 * 3600) == Approx(1.0).margin(0.005));
 }
 
-TEST_CASE("drf: without preemption a newcomer waits; with it, it takes its fair share at once",
+TEST_CASE("drf: without preemption a newcomer waits, with it, it takes its fair share at once",
           "[tenants][drf][preemption]") {
   // One 8-GPU node, equal weights. a starts eight 1-GPU jobs at 0 (1000 s each); b submits four
   // at 100. Two active tenants: fair share 1/2 each. b (share 0) preempts a's most recently

@@ -31,7 +31,7 @@ TEST_CASE("estimates: exact by default, factor:X scales, column requires walltim
   CHECK_THROWS_AS(run_checked(t, "1x4", "sjf", {}, column), InputError);
 }
 
-TEST_CASE("walltime kill ends an attempt at start + walltime; --no-walltime-kill does not",
+TEST_CASE("walltime kill ends an attempt at start + walltime, --no-walltime-kill does not",
           "[policies][estimates]") {
   const char* trace =
       "id,submit_time,gpus,duration,walltime\n"

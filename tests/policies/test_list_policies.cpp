@@ -93,7 +93,7 @@ TEST_CASE("sjf orders by walltime and blocks on the head", "[policies][sjf]") {
   CHECK(s.at("b") == 100);
 }
 
-TEST_CASE("sjf sees walltimes, never durations; a job past its walltime is killed",
+TEST_CASE("sjf sees walltimes, never durations, a job past its walltime is killed",
           "[policies][sjf][estimates]") {
   // b claims 30 s but needs 300: it goes first at 100 and is killed at 130; c (50 s) at 130.
   const char* trace =

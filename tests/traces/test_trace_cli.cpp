@@ -15,7 +15,7 @@ const std::string kTraces = std::string(SCHEDLAB_SOURCE_DIR) + "/traces/";
 
 }  // namespace
 
-TEST_CASE("validate prints statistics; a bad row is one FILE:LINE line and exit 2",
+TEST_CASE("validate prints statistics, a bad row is one FILE:LINE line and exit 2",
           "[traces][cli]") {
   const CommandResult ok = run_command(kBin + " validate " + kTraces + "itp-cluster10.csv");
   REQUIRE(ok.exit_code == 0);
@@ -55,7 +55,7 @@ TEST_CASE("validate prints statistics; a bad row is one FILE:LINE line and exit 
         "--cluster '8x8,bogus': group 'bogus': expected NODESxGPUS[:TYPE], e.g. 64x8:A100\n");
 }
 
-TEST_CASE("convert to native and SWF; the results read back with the same statistics",
+TEST_CASE("convert to native and SWF, the results read back with the same statistics",
           "[traces][cli]") {
   const std::string dir = fresh_temp_dir("convert");
   const std::string in = kTraces + "nasa-ipsc-1993-week1.swf.gz";
@@ -89,7 +89,7 @@ TEST_CASE("convert to native and SWF; the results read back with the same statis
   CHECK(read_trace(dir + "/slice.csv.gz").jobs.size() == 10);
 }
 
-TEST_CASE("gen is seeded; --like fits a real trace", "[traces][cli]") {
+TEST_CASE("gen is seeded, --like fits a real trace", "[traces][cli]") {
   const std::string dir = fresh_temp_dir("gen");
   const std::string args =
       " gen --jobs 300 --seed 4 --arrival bursty --users 5 --priority-mix 0:0.5,3:0.5";

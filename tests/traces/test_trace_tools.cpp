@@ -96,7 +96,7 @@ TEST_CASE("auto-detection picks each format from its header or content", "[trace
   CHECK(detected("x.csv", "1,2,3\n") == "native");
 }
 
-TEST_CASE("filters: window, tenant, user, status, limit; counted as left out", "[traces]") {
+TEST_CASE("filters: window, tenant, user, status, limit, counted as left out", "[traces]") {
   const Trace base = trace_from_csv(kSample);
   {
     Trace t = base;
@@ -186,7 +186,7 @@ TEST_CASE("native writer is lossless: every field survives a round trip", "[trac
   CHECK(format_native_trace(plain) == "id,submit_time,gpus,duration\nx,1.500,2,3.000\n");
 }
 
-TEST_CASE("SWF writer: shared fields round-trip; what SWF cannot hold is reported", "[traces]") {
+TEST_CASE("SWF writer: shared fields round-trip, what SWF cannot hold is reported", "[traces]") {
   const std::string swf =
       "; Version: 2.2\n"
       "1 0 -1 10 4 -1 -1 4 100 -1 1 7 2 -1 -1 -1 -1 -1\n"
@@ -224,7 +224,7 @@ TEST_CASE("SWF writer: shared fields round-trip; what SWF cannot hold is reporte
   CHECK(back.strings.str(back.jobs[2].user) == "3");
 }
 
-TEST_CASE("SWF writer: job numbers count from 1; jobs without a status are completed (1)",
+TEST_CASE("SWF writer: job numbers count from 1, jobs without a status are completed (1)",
           "[traces]") {
   // Integer ids that are not the counter 1..N (gen numbers from 0) are replaced by it.
   const Trace zero_based = trace_from_csv(
@@ -371,7 +371,7 @@ TEST_CASE("synthetic: times beyond the clock's range are refused, not overflowed
                     "synthetic trace: 50000001 jobs is above the limit of 50000000");
 }
 
-TEST_CASE("synthetic defaults are unchanged; extensions are seeded and fit", "[traces]") {
+TEST_CASE("synthetic defaults are unchanged, extensions are seeded and fit", "[traces]") {
   // Pinned outputs of the generator before its extensions (benchmarks depend on them).
   SyntheticTraceSpec spec;
   spec.jobs = 1000;

@@ -44,7 +44,7 @@ TEST_CASE("compact cluster spec with several groups", "[cluster]") {
   CHECK(cluster.gpu_types()[*h100].idle_power_w == 70.0);
 }
 
-TEST_CASE("default GPU type is A100; one node of 64 GPUs", "[cluster]") {
+TEST_CASE("default GPU type is A100, one node of 64 GPUs", "[cluster]") {
   const Cluster cluster(parse_cluster_spec("1x64"));
   CHECK(cluster.node_count() == 1);
   CHECK(cluster.total_gpus() == 64);

@@ -30,7 +30,7 @@ TEST_CASE("fifo: hand-checked start times with head-of-line blocking", "[fifo][e
         std::vector<std::string>{"100.000", "50.000", "80.000", "55.000"});
 }
 
-TEST_CASE("fifo: equal submit times keep file order; rows need not be sorted", "[fifo][engine]") {
+TEST_CASE("fifo: equal submit times keep file order, rows need not be sorted", "[fifo][engine]") {
   const Trace trace = trace_from_csv(
       "id,submit_time,gpus,duration\n"
       "late,100,1,10\n"

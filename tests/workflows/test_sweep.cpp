@@ -242,7 +242,7 @@ TEST_CASE("sweeps give identical results for any -j and resume only unfinished c
   fs::remove_all(dir);
 }
 
-TEST_CASE("sweep cluster models: seeds draw the failures; file contents are part of a cell",
+TEST_CASE("sweep cluster models: seeds draw the failures, file contents are part of a cell",
           "[workflows][sweep]") {
   const std::string dir = fresh_temp_dir("sweep-models");
   const std::string trace_path = write_small_trace(dir);
