@@ -1,16 +1,24 @@
-// schedlab_bench: end-to-end benchmark of `schedlab run` at growing trace and cluster sizes.
+// schedlab_bench: end-to-end benchmark of `schedlab run` at growing trace and cluster sizes, and
+// the efficiency of a sweep on MPI ranks.
 //
 // For each size it writes a synthetic trace (Poisson arrivals, log-normal durations, gang
 // sizes 1..64; seeded) as native CSV, then runs the schedlab binary as a child process per
 // policy -- reading the trace and writing every output -- and reports wall time, jobs/s,
 // events/s, the child's peak resident memory (wait4 rusage) and the cost per job relative to
 // the smallest size.
+//
+// The sweep part runs one sweep (48 cells on a bundled trace) three times, each into a fresh
+// directory: locally with -j 1, and under mpirun with 1 and 2 worker ranks (-n 2, -n 3; -j 1 each,
+// rank 0 coordinates). It reports cells/s, the speedup of 2 worker ranks over 1 and the efficiency
+// (speedup / worker ranks), and checks that every run wrote the same results.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,6 +62,79 @@ ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdo
   return run;
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The sweep on 1 and 2 worker ranks; returns the number of failed runs.
+int bench_mpi_sweep(const std::string& schedlab, const std::string& mpirun,
+                    const std::string& trace, const std::string& work_dir) {
+  std::vector<std::string> sweep = {"sweep", "-t", trace};
+  std::istringstream flags(
+      "-p las -p conservative-backfill -c 8x8:V100 -c 4x8:V100 --load 1,2 --seeds 1-6 "
+      "--resample jitter:0.2 --reproducible -q -j 1");
+  for (std::string flag; flags >> flag;) sweep.push_back(flag);
+  constexpr double kCells = 2 * 2 * 2 * 6;
+  std::printf(
+      "\nsweep on MPI ranks: %.0f cells (las, conservative-backfill x %s x 8x8, 4x8:V100 x load "
+      "1, 2 x seeds 1-6, jitter:0.2), -j 1 per rank\n",
+      kCells, fs::path(trace).filename().c_str());
+  if (mpirun.empty()) {
+    std::printf("skipped: schedlab was built without MPI (SCHEDLAB_MPI=OFF or no MPI found)\n");
+    return 0;
+  }
+  // As root (containers), with more ranks than cores, without the single-copy mechanism that
+  // containers often forbid.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  std::printf("%-14s %6s %8s %7s %8s %8s %11s\n", "run", "ranks", "workers", "wall_s", "cells/s",
+              "speedup", "efficiency");
+  struct Setup {
+    std::string name;
+    int ranks;  // 0: no mpirun
+    int workers;
+  };
+  int failures = 0;
+  double one_worker_rate = 0;
+  std::string reference;
+  for (const Setup& setup :
+       {Setup{"local -j 1", 0, 1}, Setup{"mpirun -n 2", 2, 1}, Setup{"mpirun -n 3", 3, 2}}) {
+    const std::string out_dir = fmt::format("{}/sweep-{}", work_dir, setup.ranks);
+    fs::remove_all(out_dir);
+    std::vector<std::string> argv;
+    if (setup.ranks > 0) {
+      argv = {mpirun, "-n", std::to_string(setup.ranks), "--oversubscribe"};
+      if (geteuid() == 0) argv.emplace_back("--allow-run-as-root");
+    }
+    argv.push_back(schedlab);
+    argv.insert(argv.end(), sweep.begin(), sweep.end());
+    argv.insert(argv.end(), {"-o", out_dir});
+    const ChildRun run = run_child(argv, out_dir + ".stdout");
+    const std::string results = read_file(out_dir + "/results.jsonl");
+    if (reference.empty()) reference = results;
+    if (run.exit_code != 0 || results.empty() || results != reference) {
+      std::printf("%-14s FAILED (exit %d%s; see %s.stdout)\n", setup.name.c_str(), run.exit_code,
+                  results != reference ? ", results differ from the local run" : "",
+                  out_dir.c_str());
+      ++failures;
+      continue;
+    }
+    const double rate = kCells / run.wall_s;
+    if (setup.ranks == 2) one_worker_rate = rate;
+    if (setup.ranks == 3 && one_worker_rate > 0)
+      std::printf("%-14s %6d %8d %7.2f %8.1f %7.2fx %11.2f\n", setup.name.c_str(), setup.ranks,
+                  setup.workers, run.wall_s, rate, rate / one_worker_rate,
+                  rate / one_worker_rate / setup.workers);
+    else
+      std::printf("%-14s %6d %8d %7.2f %8.1f %8s %11s\n", setup.name.c_str(),
+                  std::max(setup.ranks, 1), setup.workers, run.wall_s, rate, "-", "-");
+    std::fflush(stdout);
+  }
+  return failures;
+}
+
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -87,69 +168,86 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--work-dir", work_dir, "where traces and outputs are written")
       ->capture_default_str();
+  std::string parts_text = "replay,sweep";
+  app.add_option("--parts", parts_text, "what to measure: replay (schedlab run), sweep (on MPI)")
+      ->capture_default_str();
+  std::string mpirun = SCHEDLAB_BENCH_MPIEXEC;
+  app.add_option("--mpirun", mpirun, "mpirun of the sweep part (\"\": skip it)")
+      ->capture_default_str();
+  std::string sweep_trace = "traces/philly-6214e9.csv";
+  app.add_option("--sweep-trace", sweep_trace, "trace of the sweep part")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  const std::vector<std::string> parts = split(parts_text);
+  auto wanted = [&parts](const char* part) {
+    return std::find(parts.begin(), parts.end(), part) != parts.end();
+  };
 
   std::vector<std::string> policies = split(policies_text);
   if (policies.empty())
     for (const auto& info : schedlab::registered_policies()) policies.push_back(info.name);
   fs::create_directories(work_dir);
-  // wall_s, jobs/s, us/job: the whole command (start, read, replay, write); replay_us/job: the
-  // replay alone (summary.json engine.wall_s); events/s: engine events over the replay time.
-  // (xR): cost per job relative to the smallest size of the same policy and cluster.
-  std::printf("%-22s %6s %8s %7s %9s %10s %8s %14s %16s\n", "policy", "gpus", "jobs", "wall_s",
-              "jobs/s", "events/s", "peak_MB", "us/job", "replay_us/job");
-  std::map<std::pair<std::string, std::string>, std::pair<double, double>> base_us_per_job;
   int failures = 0;
-  for (const auto& gpus : split(gpus_text)) {
-    for (const auto& size : split(sizes_text)) {
-      // The tenant policies replay the same kind of trace with tenants (`equal` quotas).
-      auto trace_for = [&](bool with_tenants) {
-        schedlab::SyntheticTraceSpec spec;
-        spec.jobs = std::stoull(size);
-        spec.seed = seed;
-        spec.load = load;
-        spec.load_gpus = std::stoll(gpus);
-        if (with_tenants) {
-          spec.tenants = tenants;
-          spec.tenant_skew = 1.0;
+  if (wanted("replay")) {
+    // wall_s, jobs/s, us/job: the whole command (start, read, replay, write); replay_us/job: the
+    // replay alone (summary.json engine.wall_s); events/s: engine events over the replay time.
+    // (xR): cost per job relative to the smallest size of the same policy and cluster.
+    std::printf("%-22s %6s %8s %7s %9s %10s %8s %14s %16s\n", "policy", "gpus", "jobs", "wall_s",
+                "jobs/s", "events/s", "peak_MB", "us/job", "replay_us/job");
+    std::map<std::pair<std::string, std::string>, std::pair<double, double>> base_us_per_job;
+    for (const auto& gpus : split(gpus_text)) {
+      for (const auto& size : split(sizes_text)) {
+        // The tenant policies replay the same kind of trace with tenants (`equal` quotas).
+        auto trace_for = [&](bool with_tenants) {
+          schedlab::SyntheticTraceSpec spec;
+          spec.jobs = std::stoull(size);
+          spec.seed = seed;
+          spec.load = load;
+          spec.load_gpus = std::stoll(gpus);
+          if (with_tenants) {
+            spec.tenants = tenants;
+            spec.tenant_skew = 1.0;
+          }
+          const std::string path =
+              with_tenants
+                  ? fmt::format("{}/synthetic-{}-{}-t{}.csv", work_dir, size, gpus, tenants)
+                  : fmt::format("{}/synthetic-{}-{}.csv", work_dir, size, gpus);
+          if (!fs::exists(path))
+            std::ofstream(path) << schedlab::to_native_csv(
+                schedlab::generate_synthetic_trace(spec));
+          return path;
+        };
+        const std::string cluster = fmt::format("{}x8", std::stoll(gpus) / 8);
+        for (const auto& policy : policies) {
+          const std::string trace_path = trace_for(schedlab::policy_uses_tenants(policy));
+          const std::string out_dir = fmt::format("{}/out-{}-{}-{}", work_dir, policy, size, gpus);
+          const ChildRun run = run_child({schedlab, "run", "--trace", trace_path, "--cluster",
+                                          cluster, "--policy", policy, "--out", out_dir, "--json"},
+                                         out_dir + ".stdout");
+          if (run.exit_code != 0) {
+            std::printf("%-22s %8s %9s  FAILED (exit %d; see %s.stdout)\n", policy.c_str(),
+                        gpus.c_str(), size.c_str(), run.exit_code, out_dir.c_str());
+            ++failures;
+            continue;
+          }
+          std::ifstream summary_file(out_dir + "/summary.json");
+          const auto summary = nlohmann::json::parse(summary_file);
+          const double events = summary["engine"]["events"].get<double>();
+          const double replay_s = summary["engine"]["wall_s"].get<double>();
+          const double jobs = std::stod(size);
+          const double us_per_job = run.wall_s * 1e6 / jobs;
+          const double replay_us_per_job = replay_s * 1e6 / jobs;
+          auto key = std::make_pair(policy, gpus);
+          if (!base_us_per_job.count(key)) base_us_per_job[key] = {us_per_job, replay_us_per_job};
+          const auto& [base_us, base_replay_us] = base_us_per_job[key];
+          std::printf("%-22s %6s %8s %7.2f %9.0f %10.0f %8.1f %6.2f (x%.2f) %7.2f (x%.2f)\n",
+                      policy.c_str(), gpus.c_str(), size.c_str(), run.wall_s, jobs / run.wall_s,
+                      events / replay_s, run.peak_rss_mb, us_per_job, us_per_job / base_us,
+                      replay_us_per_job, replay_us_per_job / base_replay_us);
+          std::fflush(stdout);
         }
-        const std::string path =
-            with_tenants ? fmt::format("{}/synthetic-{}-{}-t{}.csv", work_dir, size, gpus, tenants)
-                         : fmt::format("{}/synthetic-{}-{}.csv", work_dir, size, gpus);
-        if (!fs::exists(path))
-          std::ofstream(path) << schedlab::to_native_csv(schedlab::generate_synthetic_trace(spec));
-        return path;
-      };
-      const std::string cluster = fmt::format("{}x8", std::stoll(gpus) / 8);
-      for (const auto& policy : policies) {
-        const std::string trace_path = trace_for(schedlab::policy_uses_tenants(policy));
-        const std::string out_dir = fmt::format("{}/out-{}-{}-{}", work_dir, policy, size, gpus);
-        const ChildRun run = run_child({schedlab, "run", "--trace", trace_path, "--cluster",
-                                        cluster, "--policy", policy, "--out", out_dir, "--json"},
-                                       out_dir + ".stdout");
-        if (run.exit_code != 0) {
-          std::printf("%-22s %8s %9s  FAILED (exit %d; see %s.stdout)\n", policy.c_str(),
-                      gpus.c_str(), size.c_str(), run.exit_code, out_dir.c_str());
-          ++failures;
-          continue;
-        }
-        std::ifstream summary_file(out_dir + "/summary.json");
-        const auto summary = nlohmann::json::parse(summary_file);
-        const double events = summary["engine"]["events"].get<double>();
-        const double replay_s = summary["engine"]["wall_s"].get<double>();
-        const double jobs = std::stod(size);
-        const double us_per_job = run.wall_s * 1e6 / jobs;
-        const double replay_us_per_job = replay_s * 1e6 / jobs;
-        auto key = std::make_pair(policy, gpus);
-        if (!base_us_per_job.count(key)) base_us_per_job[key] = {us_per_job, replay_us_per_job};
-        const auto& [base_us, base_replay_us] = base_us_per_job[key];
-        std::printf("%-22s %6s %8s %7.2f %9.0f %10.0f %8.1f %6.2f (x%.2f) %7.2f (x%.2f)\n",
-                    policy.c_str(), gpus.c_str(), size.c_str(), run.wall_s, jobs / run.wall_s,
-                    events / replay_s, run.peak_rss_mb, us_per_job, us_per_job / base_us,
-                    replay_us_per_job, replay_us_per_job / base_replay_us);
-        std::fflush(stdout);
       }
     }
   }
+  if (wanted("sweep")) failures += bench_mpi_sweep(schedlab, mpirun, sweep_trace, work_dir);
   return failures == 0 ? 0 : 1;
 }

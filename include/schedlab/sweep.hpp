@@ -9,6 +9,8 @@
 //   definition) into OUT/cells/NNNN/ atomically. A cell whose cell.json matches its definition
 //   is done and is not rerun, so an interrupted sweep resumes where it stopped. One sweep
 //   process per output directory: the resume scan deletes leftover ".NAME.tmp.PID" files.
+// - The same sweep run on the ranks of an MPI job (`mpirun -n N schedlab sweep`, the steps of
+//   sweep_steps.hpp) writes the same output tree byte for byte.
 // - The results table (results.csv, results.jsonl: one row per cell with every summary metric)
 //   and the across-seed aggregate (aggregate.csv, aggregate.jsonl: mean and 95% CI per metric)
 //   are written atomically after all cells finished.
@@ -28,6 +30,7 @@
 #include "schedlab/run_options.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/summary_fields.hpp"
+#include "schedlab/sweep_inflight.hpp"
 
 namespace schedlab {
 
@@ -149,6 +152,9 @@ struct SweepProgress {
   std::string label;     // its description
   double wall_s = 0.0;   // its run time
   bool ok = true;
+  // The report after the resume scan only: cells a stopped MPI run had in flight, which run
+  // again (sweep_inflight.hpp).
+  std::vector<SweepInflightCell> interrupted;
 };
 
 struct SweepRunOptions {

@@ -23,7 +23,9 @@
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/sweep_batch.hpp"
+#include "schedlab/sweep_inflight.hpp"
 #include "schedlab/trace.hpp"
+#include "sweep_mpi.hpp"
 #include "terminal_status.hpp"
 
 namespace schedlab::cli {
@@ -176,6 +178,9 @@ class ProgressPrinter {
   explicit ProgressPrinter(bool quiet) : quiet_(quiet), status_(quiet) {}
 
   void operator()(const SweepProgress& p) {
+    // Cells a stopped MPI run lost are news even with -q.
+    for (const auto& cell : p.interrupted)
+      std::fprintf(stderr, "sweep: %s\n", interrupted_cell_text(cell).c_str());
     if (quiet_) return;
     const std::lock_guard lock(mutex_);
     if (p.label.empty()) {  // after the resume scan
@@ -374,6 +379,125 @@ int emit_slurm(const SweepArgs& a, const SweepSpec& parsed) {
   return kExitOk;
 }
 
+// Every check of the command line but those of the run itself, and the useless-seeds warning.
+SweepSpec checked_spec(const SweepArgs& a) {
+  if (!a.emit_slurm && (a.shards > 0 || !a.time_limit.empty() || !a.partition.empty()))
+    throw ConfigError("--shards, --time and --partition go with --emit-slurm");
+  std::string source;
+  std::string base_dir;
+  const Json json = build_spec(a, source, base_dir);
+  SweepSpec spec = parse_sweep_spec(json, source, base_dir);
+  if (spec.seeds.size() > 1 && !spec.options.seed_changes_results())
+    spdlog::warn(
+        "{} seeds, but nothing in this sweep draws random numbers (only workload resampling, "
+        "--resample, and generated failures, --failures rate=R without seed=S, do): every seed "
+        "gives the same results, and their confidence intervals are 0",
+        spec.seeds.size());
+  return spec;
+}
+
+// Cells run at once for -j N (0: one per core).
+unsigned worker_threads(unsigned jobs) {
+  return jobs > 0 ? jobs : std::max(1U, std::thread::hardware_concurrency());
+}
+
+// The run options of the command line, without the progress callbacks.
+SweepRunOptions run_options_of(const SweepArgs& a) {
+  SweepRunOptions options;
+  if (!a.shard.empty()) options.shard = parse_sweep_shard(a.shard);
+  options.out_dir = a.out_dir;
+  options.jobs = worker_threads(a.jobs);
+  options.rerun = a.rerun;
+  return options;
+}
+
+// Cells log from worker threads: a thread-safe logger while they run.
+class SweepLogging {
+ public:
+  SweepLogging() : previous_(spdlog::default_logger()) {
+    auto logger = spdlog::get("schedlab-sweep");
+    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
+    logger->set_pattern("schedlab: %l: %v");
+    logger->set_level(previous_->level());
+    spdlog::set_default_logger(logger);
+  }
+  ~SweepLogging() { spdlog::set_default_logger(previous_); }
+  SweepLogging(const SweepLogging&) = delete;
+  SweepLogging& operator=(const SweepLogging&) = delete;
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+// The overview table and the closing line on stdout; rethrows the first failed cell's error.
+// `workers`: who ran the cells ("4 workers").
+int report_sweep(const SweepArgs& a, const SweepRunOptions& options, const SweepOutcome& outcome,
+                 double wall_s, const std::string& workers) {
+  const auto rows =
+      read_sweep_results((std::filesystem::path(a.out_dir) / "results.jsonl").string());
+  const std::string table = overview(aggregate_sweep(rows));
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  const std::string share =
+      options.shard.count > 1
+          ? fmt::format(" of shard {}/{} ({} cells in all)", options.shard.index,
+                        options.shard.count, outcome.total_cells)
+          : std::string();
+  std::printf(
+      "sweep: %zu cells%s (%zu run, %zu resumed, %zu failed) in %.2f s with %s; "
+      "results in %s\n",
+      outcome.cells, share.c_str(), outcome.ran, outcome.resumed, outcome.failed, wall_s,
+      workers.c_str(), a.out_dir.c_str());
+  std::fflush(stdout);
+  if (outcome.first_failure) rethrow_cell_failure(outcome, a.out_dir);
+  return kExitOk;
+}
+
+// `sweep` in one process: joins shards, writes Slurm scripts or runs the cells on threads.
+int run_sweep_command(const SweepArgs& a) {
+  if (!a.merge.empty()) return run_merge(a);
+  const SweepSpec spec = checked_spec(a);
+  if (a.emit_slurm) return emit_slurm(a, spec);
+  SweepRunOptions options = run_options_of(a);
+  ProgressPrinter printer(a.quiet);
+  options.progress = [&printer](const SweepProgress& p) { printer(p); };
+  options.cell_progress = [&printer](std::size_t cell, const RunProgress& p) {
+    printer.cell(cell, p);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  SweepOutcome outcome;
+  {
+    const SweepLogging logging;
+    outcome = run_sweep(spec, options);
+  }
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+  return report_sweep(a, options, outcome, wall.count(),
+                      fmt::format("{} worker{}", options.jobs, options.jobs == 1 ? "" : "s"));
+}
+
+// `mpirun -n N schedlab sweep ...`: the same command, its steps split between the ranks.
+MpiSweepCommand mpi_sweep_command(const std::shared_ptr<SweepArgs>& a) {
+  MpiSweepCommand command;
+  command.local = [a] { return run_sweep_command(*a); };
+  command.jobs = worker_threads(a->jobs);
+  command.prepare = [a](int ranks, SweepRunOptions& options) {
+    if (!a->merge.empty() || a->emit_slurm)
+      throw ConfigError(fmt::format(
+          "--merge and --emit-slurm run as one process, not on the {} ranks of an MPI job: run "
+          "them without mpirun",
+          ranks));
+    SweepSpec spec = checked_spec(*a);
+    options = run_options_of(*a);
+    auto printer = std::make_shared<ProgressPrinter>(a->quiet);
+    options.progress = [printer](const SweepProgress& p) { (*printer)(p); };
+    return spec;
+  };
+  command.report = [a](const SweepRunOptions& options, const SweepOutcome& outcome, double wall_s,
+                       const std::string& workers) {
+    return report_sweep(*a, options, outcome, wall_s, workers);
+  };
+  return command;
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
@@ -416,64 +540,10 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--partition", a->partition, "Slurm --partition (--emit-slurm)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
-    if (!a->merge.empty()) return run_merge(*a);
-    if (!a->emit_slurm && (a->shards > 0 || !a->time_limit.empty() || !a->partition.empty()))
-      throw ConfigError("--shards, --time and --partition go with --emit-slurm");
-    std::string source;
-    std::string base_dir;
-    const Json json = build_spec(*a, source, base_dir);
-    const SweepSpec spec = parse_sweep_spec(json, source, base_dir);
-    if (spec.seeds.size() > 1 && !spec.options.seed_changes_results())
-      spdlog::warn(
-          "{} seeds, but nothing in this sweep draws random numbers (only workload resampling, "
-          "--resample, and generated failures, --failures rate=R without seed=S, do): every seed "
-          "gives the same results, and their confidence intervals are 0",
-          spec.seeds.size());
-    if (a->emit_slurm) return emit_slurm(*a, spec);
-    SweepRunOptions options;
-    if (!a->shard.empty()) options.shard = parse_sweep_shard(a->shard);
-    options.out_dir = a->out_dir;
-    options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
-    options.rerun = a->rerun;
-    ProgressPrinter printer(a->quiet);
-    options.progress = [&printer](const SweepProgress& p) { printer(p); };
-    options.cell_progress = [&printer](std::size_t cell, const RunProgress& p) {
-      printer.cell(cell, p);
-    };
-    // Cells log from worker threads: use a thread-safe logger while they run.
-    const auto previous = spdlog::default_logger();
-    auto logger = spdlog::get("schedlab-sweep");
-    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
-    logger->set_pattern("schedlab: %l: %v");
-    logger->set_level(previous->level());
-    spdlog::set_default_logger(logger);
-    const auto started = std::chrono::steady_clock::now();
-    SweepOutcome outcome;
-    try {
-      outcome = run_sweep(spec, options);
-    } catch (...) {
-      spdlog::set_default_logger(previous);
-      throw;
-    }
-    spdlog::set_default_logger(previous);
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
-    const auto rows =
-        read_sweep_results((std::filesystem::path(a->out_dir) / "results.jsonl").string());
-    const std::string table = overview(aggregate_sweep(rows));
-    std::fwrite(table.data(), 1, table.size(), stdout);
-    const std::string share =
-        options.shard.count > 1
-            ? fmt::format(" of shard {}/{} ({} cells in all)", options.shard.index,
-                          options.shard.count, outcome.total_cells)
-            : std::string();
-    std::printf(
-        "sweep: %zu cells%s (%zu run, %zu resumed, %zu failed) in %.2f s with %u worker%s; "
-        "results in %s\n",
-        outcome.cells, share.c_str(), outcome.ran, outcome.resumed, outcome.failed, wall.count(),
-        options.jobs, options.jobs == 1 ? "" : "s", a->out_dir.c_str());
-    std::fflush(stdout);
-    if (outcome.first_failure) rethrow_cell_failure(outcome, a->out_dir);
-    return kExitOk;
+    const MpiLaunch launch = mpi_launch_from_environment();
+    if (!launch.launched) return run_sweep_command(*a);
+    const SweepLogging logging;
+    return run_sweep_on_mpi_ranks(launch, mpi_sweep_command(a));
   };
 }
 

@@ -17,7 +17,6 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
-#include "schedlab/fingerprint.hpp"
 #include "schedlab/json_keys.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
@@ -289,24 +288,6 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
   }
 }
 
-// FNV-1a over what a trace makes a simulation do, so that a resumed sweep notices a changed
-// trace file.
-std::string trace_fingerprint(const Trace& trace) {
-  Fingerprint hash;
-  for (const auto& job : trace.jobs) {
-    for (const unsigned char c : job.id) hash.add_u64(c);
-    hash.add_u64(static_cast<std::uint64_t>(job.submit_ms));
-    hash.add_u64(static_cast<std::uint64_t>(job.gpus));
-    hash.add_u64(static_cast<std::uint64_t>(job.duration_ms));
-    hash.add_u64(static_cast<std::uint64_t>(job.walltime_ms));
-    hash.add_u64(static_cast<std::uint64_t>(job.priority));
-    hash.add_u64(job.preemptible ? 1 : 0);
-    for (const unsigned char c : trace.strings.str(job.gpu_type)) hash.add_u64(c);
-  }
-  hash.add_u64(trace.jobs.size());
-  return hash.hex();
-}
-
 // The options as sweep.json and cell.json write them: those left at their defaults only where
 // the table says they always appear.
 Json options_json(const RunOptions& o) {
@@ -424,72 +405,6 @@ std::string aggregate_jsonl(const std::vector<SweepGroup>& groups) {
     out += json_text(row) + "\n";
   }
   return out;
-}
-
-std::string cell_label(const Json& definition) {
-  return fmt::format("{} | {} | {} | load {} | seed {}", definition["variant"].get<std::string>(),
-                     fs::path(definition["trace"].get<std::string>()).filename().string(),
-                     definition["cluster"].get<std::string>(),
-                     format_number(definition["load_scale"].get<double>()),
-                     definition["seed"].get<std::uint64_t>());
-}
-
-// FNV-1a of a file's bytes, as 16 hex digits.
-std::string file_fingerprint(const std::string& path) {
-  Fingerprint hash;
-  hash.add_bytes(read_file_bytes(path));
-  return hash.hex();
-}
-
-// What cell.json holds: the definition plus everything else that changes the cell's outputs,
-// including the contents of the files the cluster and the options read.
-// `file_fingerprints`: {"cluster": ..., "failure_trace": ..., "carbon": ...} for those read.
-Json cell_marker(const SweepSpec& spec, const Json& definition, const std::string& fingerprint,
-                 const Json& file_fingerprints) {
-  Json marker = definition;
-  marker["trace_fingerprint"] = fingerprint;
-  if (!file_fingerprints.empty()) marker["file_fingerprints"] = file_fingerprints;
-  marker["options"] = options_json(spec.options);
-  marker["reproducible"] = spec.reproducible;
-  return marker;
-}
-
-std::optional<Json> read_json_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  try {
-    return parse_json_text<Json>(read_file_bytes(path.string()), path.string());
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// Removes temporaries ".NAME.tmp.PID" that an interrupted write left in a cell directory.
-void remove_stale_temporaries(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  std::vector<fs::path> stale;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with(".") && name.find(".tmp.") != std::string::npos)
-      stale.push_back(entry.path());
-  }
-  for (const auto& path : stale) fs::remove(path, ec);
-}
-
-// Failure text recorded in the results row of a failed cell.
-std::string failure_text(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const StuckError& e) {
-    return fmt::format("stuck: {}", e.what());
-  } catch (const InputError& e) {
-    return fmt::format("input error: {}", e.what());
-  } catch (const std::exception& e) {
-    return fmt::format("internal error: {}", e.what());
-  } catch (...) {
-    return "internal error: unknown exception";
-  }
 }
 
 }  // namespace
@@ -750,129 +665,6 @@ Json results_row(const SweepSpec& spec, const SweepCell& cell, const Json* summa
     row["error"] = error;
   }
   return row;
-}
-
-SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
-  SCHEDLAB_ASSERT(options.jobs >= 1, "at least one worker");
-  // Validate every input before anything is written.
-  const SweepInputs inputs = load_sweep_inputs(spec);
-  std::vector<std::string> fingerprints;
-  for (const auto& trace : inputs.traces) fingerprints.push_back(trace_fingerprint(trace));
-
-  // Every cell is defined (slots are indexed by cell index); a shard runs and reports its own.
-  const std::vector<SweepCell> all_cells = expand_cells(spec);
-  if (options.shard.count > all_cells.size())
-    throw ConfigError(fmt::format(
-        "--shard {}/{}: the sweep has {} cells, so at most {} shards (every shard runs a cell)",
-        options.shard.index, options.shard.count, all_cells.size(), all_cells.size()));
-  std::vector<SweepCell> cells = all_cells;
-  std::erase_if(cells,
-                [&options](const SweepCell& cell) { return !in_shard(cell, options.shard); });
-  std::vector<Json> definitions;
-  std::vector<Json> markers;
-  Json option_files = Json::object();
-  if (spec.options.failure_trace)
-    option_files["failure_trace"] = file_fingerprint(spec.options.failure_trace->path);
-  if (spec.options.carbon) option_files["carbon"] = file_fingerprint(spec.options.carbon->path);
-  std::vector<Json> cluster_files;
-  for (const auto& text : spec.clusters) {
-    Json files = option_files;
-    if (const std::string file = cluster_spec_file(text); !file.empty())
-      files["cluster"] = file_fingerprint(file);
-    cluster_files.push_back(std::move(files));
-  }
-  for (const auto& cell : all_cells) {
-    definitions.push_back(cell_definition(spec, cell));
-    markers.push_back(cell_marker(spec, definitions.back(), fingerprints[cell.trace],
-                                  cluster_files[cell.cluster]));
-  }
-
-  // Resume: a cell is done when its cell.json (written last) matches and its summary reads.
-  std::vector<std::optional<Json>> summaries(all_cells.size());
-  std::vector<std::string> errors(all_cells.size());
-  std::vector<std::exception_ptr> failures(all_cells.size());
-  std::vector<SweepCell> pending;
-  SweepOutcome outcome;
-  outcome.cells = cells.size();
-  outcome.total_cells = all_cells.size();
-  for (const auto& cell : cells) {
-    const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
-    remove_stale_temporaries(dir);
-    if (!options.rerun) {
-      const auto marker = read_json_file(dir / "cell.json");
-      if (marker && *marker == markers[cell.index]) {
-        auto summary = read_json_file(dir / "summary.json");
-        if (summary && summary->is_object()) {
-          summaries[cell.index] = std::move(*summary);
-          ++outcome.resumed;
-          continue;
-        }
-      }
-    }
-    pending.push_back(cell);
-  }
-
-  SweepProgress progress;
-  progress.total = cells.size();
-  progress.done = outcome.resumed;
-  progress.resumed = outcome.resumed;
-  if (options.progress) options.progress(progress);
-
-  // Each cell writes only its own result slot and directory.
-  auto work = [&](const SweepCell& cell) {
-    const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
-    // A stale record must not outlive the files it describes: it goes before any is replaced.
-    std::error_code ignored;
-    fs::remove(dir / "cell.json", ignored);
-    CellOutputs outputs;
-    if (options.cell_progress)
-      outputs.progress = [&options, index = cell.index](const RunProgress& p) {
-        options.cell_progress(index, p);
-      };
-    SimulationResult result = simulate_cell(spec, inputs, cell, outputs);
-    const std::string summary_text = json_text(result.summary, 2) + "\n";
-    const std::string marker_text = json_text(markers[cell.index], 2) + "\n";
-    // cell.json last: it marks the cell done only once the other files are in place.
-    auto files = run_output_files(result, summary_text);
-    files.emplace_back("cell.json", marker_text);
-    write_files_atomically(dir.string(), files);
-    summaries[cell.index] = std::move(result.summary);
-  };
-  auto finished = [&](const SweepCell& cell, const std::exception_ptr& failure, double wall_s) {
-    if (failure) {
-      failures[cell.index] = failure;
-      errors[cell.index] = failure_text(failure);
-    }
-    ++progress.done;
-    if (failure) ++progress.failed;
-    progress.cell = cell.index;
-    progress.label = cell_label(definitions[cell.index]);
-    progress.wall_s = wall_s;
-    progress.ok = !failure;
-    if (options.progress) options.progress(progress);
-  };
-  for_each_cell(pending, options.jobs, work, finished);
-  outcome.ran = pending.size();
-
-  // Rows in cell order, whatever the completion order was.
-  std::vector<Json> rows;
-  for (const auto& cell : cells) {
-    const Json* summary = summaries[cell.index] ? &*summaries[cell.index] : nullptr;
-    Json row = results_row(spec, cell, summary, errors[cell.index]);
-    if (summary == nullptr) {
-      ++outcome.failed;
-      if (!outcome.first_failure) {
-        outcome.first_failure = failures[cell.index];
-        outcome.first_failed_cell = cell.index;
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  Json spec_json = sweep_spec_json(spec);
-  if (options.shard.count > 1)
-    spec_json["shard"] = Json{{"index", options.shard.index}, {"count", options.shard.count}};
-  write_sweep_tables(options.out_dir, spec_json, rows);
-  return outcome;
 }
 
 void write_sweep_tables(const std::string& out_dir, const Json& spec_json,
