@@ -9,8 +9,6 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "commands.hpp"
 #include "schedlab/error.hpp"
@@ -18,6 +16,7 @@
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/trace.hpp"
+#include "sweep_logging.hpp"
 
 namespace schedlab::cli {
 
@@ -92,22 +91,12 @@ Action add_leaderboard_command(CLI::App& app) {
                        p.total, p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
         std::fflush(stderr);
       };
-    // Cells log from worker threads: use a thread-safe logger while they run.
-    const auto previous = spdlog::default_logger();
-    auto logger = spdlog::get("schedlab-sweep");
-    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
-    logger->set_pattern("schedlab: %l: %v");
-    logger->set_level(previous->level());
-    spdlog::set_default_logger(logger);
     const auto started = std::chrono::steady_clock::now();
     LeaderboardOutcome outcome;
-    try {
+    {
+      const SweepLogging logging;
       outcome = run_leaderboard(suite, options);
-    } catch (...) {
-      spdlog::set_default_logger(previous);
-      throw;
     }
-    spdlog::set_default_logger(previous);
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
     if (outcome.first_failure)
       rethrow_with_context(

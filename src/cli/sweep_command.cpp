@@ -25,6 +25,7 @@
 #include "schedlab/sweep_batch.hpp"
 #include "schedlab/sweep_inflight.hpp"
 #include "schedlab/trace.hpp"
+#include "sweep_logging.hpp"
 #include "sweep_mpi.hpp"
 #include "terminal_status.hpp"
 
@@ -410,24 +411,6 @@ SweepRunOptions run_options_of(const SweepArgs& a) {
   options.rerun = a.rerun;
   return options;
 }
-
-// Cells log from worker threads: a thread-safe logger while they run.
-class SweepLogging {
- public:
-  SweepLogging() : previous_(spdlog::default_logger()) {
-    auto logger = spdlog::get("schedlab-sweep");
-    if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
-    logger->set_pattern("schedlab: %l: %v");
-    logger->set_level(previous_->level());
-    spdlog::set_default_logger(logger);
-  }
-  ~SweepLogging() { spdlog::set_default_logger(previous_); }
-  SweepLogging(const SweepLogging&) = delete;
-  SweepLogging& operator=(const SweepLogging&) = delete;
-
- private:
-  std::shared_ptr<spdlog::logger> previous_;
-};
 
 // The overview table and the closing line on stdout; rethrows the first failed cell's error.
 // `workers`: who ran the cells ("4 workers").

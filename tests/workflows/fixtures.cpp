@@ -1,5 +1,6 @@
 #include "workflows/fixtures.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -102,6 +103,15 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
        at = text.find(needle, at + needle.size()))
     ++count;
   return count;
+}
+
+std::map<std::string, std::string> tree_of(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files[fs::relative(entry.path(), dir).string()] = read_text(entry.path().string());
+  return files;
 }
 
 }  // namespace schedlab::testing

@@ -2,6 +2,7 @@
 // small cluster, and paths of the built binary and the source tree.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ std::string error_of(const std::vector<std::string>& inputs, const ReportOptions
 std::string shell_quote(const std::string& text);
 std::string schedlab_binary();
 std::string source_dir();
+
+// Every file under `dir` (hidden ones too) by its path relative to `dir`, with its contents:
+// two output trees are byte-identical when these are equal.
+std::map<std::string, std::string> tree_of(const std::string& dir);
 
 // Number of occurrences of `needle` in `text`.
 std::size_t count_of(const std::string& text, const std::string& needle);

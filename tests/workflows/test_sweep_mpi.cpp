@@ -35,15 +35,6 @@ std::string mpirun(int ranks) {
       shell_quote(SCHEDLAB_MPIEXEC), ranks, shell_quote(schedlab_binary()));
 }
 
-// Every file under `dir` (hidden ones too), by relative path.
-std::map<std::string, std::string> tree_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file())
-      files[fs::relative(entry.path(), dir).string()] = read_text(entry.path().string());
-  return files;
-}
-
 // The file names of two trees that differ in content or presence.
 std::vector<std::string> differences(const std::map<std::string, std::string>& a,
                                      const std::map<std::string, std::string>& b) {

@@ -20,15 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every file under `dir` (hidden ones too), by relative path.
-std::map<std::string, std::string> tree_of(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file())
-      files[fs::relative(entry.path(), dir).string()] = read_text(entry.path().string());
-  return files;
-}
-
 SweepOutcome run_shard(const SweepSpec& spec, const std::string& out, std::size_t k,
                        std::size_t n) {
   SweepRunOptions options;
