@@ -65,6 +65,14 @@ schedlab::Trace load_trace(const std::string& path, const std::string& format,
                            const std::vector<std::string>& filters);
 Action add_sweep_command(CLI::App& app);
 Action add_leaderboard_command(CLI::App& app);
+// A spec file (sweep spec, leaderboard suite): its JSON object, and the directory its relative
+// paths are resolved against ("." for a file in the working directory). Throws ConfigError
+// "PATH: not valid JSON: ..." / "PATH: expected a JSON object".
+struct SpecFile {
+  nlohmann::ordered_json json;
+  std::string base_dir;
+};
+SpecFile read_spec_file(const std::string& path);
 // Rethrows `failure` (a sweep cell's exception) with `where` before its message, keeping its
 // kind and so the exit code main gives it.
 [[noreturn]] void rethrow_with_context(const std::exception_ptr& failure, const std::string& where);

@@ -33,16 +33,8 @@ struct LeaderboardArgs {
 };
 
 LeaderboardSuite read_suite(const std::string& path) {
-  const std::string text = read_file_bytes(path);
-  Json json;
-  try {
-    json = parse_json_text<Json>(text, path);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not valid JSON: {}", path, json_error_text(e)));
-  }
-  std::string base_dir = std::filesystem::path(path).parent_path().string();
-  if (base_dir.empty()) base_dir = ".";
-  return parse_leaderboard_suite(json, path, base_dir);
+  const SpecFile file = read_spec_file(path);
+  return parse_leaderboard_suite(file.json, path, file.base_dir);
 }
 
 // The overall standings as the terminal shows them.

@@ -77,16 +77,9 @@ Json build_spec(const SweepArgs& a, std::string& source, std::string& base_dir) 
   source = "command line";
   if (!a.spec_file.empty()) {
     source = a.spec_file;
-    const std::string text = read_file_bytes(a.spec_file);
-    try {
-      spec = parse_json_text<Json>(text, a.spec_file);
-    } catch (const nlohmann::json::exception& e) {
-      throw ConfigError(fmt::format("{}: not valid JSON: {}", a.spec_file, json_error_text(e)));
-    }
-    if (!spec.is_object())
-      throw ConfigError(fmt::format("{}: expected a JSON object", a.spec_file));
-    base_dir = std::filesystem::path(a.spec_file).parent_path().string();
-    if (base_dir.empty()) base_dir = ".";
+    SpecFile file = read_spec_file(a.spec_file);
+    spec = std::move(file.json);
+    base_dir = std::move(file.base_dir);
   }
   if (!a.params.empty() && a.policies.empty())
     throw ConfigError("--param POLICY:KEY=V1,V2 needs the policies given with --policy");
