@@ -2,7 +2,6 @@
 // leaderboard.md, leaderboard.csv and leaderboard.html (docs/leaderboard.md).
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,10 +11,8 @@
 
 #include "commands.hpp"
 #include "schedlab/error.hpp"
-#include "schedlab/json_text.hpp"
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
-#include "schedlab/trace.hpp"
 #include "sweep_logging.hpp"
 
 namespace schedlab::cli {
