@@ -11,6 +11,10 @@
 // directory: locally with -j 1, and under mpirun with 1 and 2 worker ranks (-n 2, -n 3; -j 1 each,
 // rank 0 coordinates). It reports cells/s, the speedup of 2 worker ranks over 1 and the efficiency
 // (speedup / worker ranks), and checks that every run wrote the same results.
+//
+// The inflate part places the bundled openb pod list (8,152 pods) inflated to 100% and to 130%
+// of its node list's 6,212 GPUs with each GPU-sharing placement (one seed, in process) and
+// reports the seconds per placement and pods placed per second; the target is under 2 s at 100%.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +31,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "schedlab/inflate.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/sharing_inputs.hpp"
 #include "schedlab/synthetic.hpp"
 
 namespace fs = std::filesystem;
@@ -143,6 +149,31 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
+// Seconds per GPU-sharing placement on the bundled openb lists; counts a placement over 2 s at
+// 100% as a failure.
+int bench_inflate(const std::string& nodes_path, const std::string& pods_path) {
+  const schedlab::SharedCluster cluster = schedlab::read_shared_nodes(nodes_path);
+  const auto tasks = schedlab::read_shared_tasks(pods_path, cluster);
+  std::printf("\ninflate: %zu pods on %zu nodes, %lld GPUs (seed 42)\n", tasks.size(),
+              cluster.nodes.size(), static_cast<long long>(cluster.gpu_count()));
+  std::printf("%-15s %9s %8s %10s %9s\n", "placement", "inflation", "pods", "seconds", "pods/s");
+  int failures = 0;
+  for (const double inflation : {1.0, 1.3}) {
+    schedlab::InflateOptions options;
+    options.seeds = {42};
+    options.inflation = inflation;
+    const auto result = schedlab::run_inflate(cluster, tasks, options);
+    for (const auto& r : result.replicates) {
+      const double pods = static_cast<double>(r.points.back().tasks_arrived);
+      std::printf("%-15s %9.1f %8.0f %10.3f %9.0f\n", schedlab::shared_placement_name(r.placement),
+                  inflation, pods, r.seconds, pods / r.seconds);
+      if (inflation == 1.0 && r.seconds >= 2.0) ++failures;
+    }
+    std::fflush(stdout);
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,8 +199,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--work-dir", work_dir, "where traces and outputs are written")
       ->capture_default_str();
-  std::string parts_text = "replay,sweep";
-  app.add_option("--parts", parts_text, "what to measure: replay (schedlab run), sweep (on MPI)")
+  std::string parts_text = "replay,sweep,inflate";
+  app.add_option("--parts", parts_text,
+                 "what to measure: replay (schedlab run), sweep (on MPI), inflate (GPU-sharing "
+                 "placements)")
       ->capture_default_str();
   std::string mpirun = SCHEDLAB_BENCH_MPIEXEC;
   app.add_option("--mpirun", mpirun, "mpirun of the sweep part (\"\": skip it)")
@@ -249,5 +282,7 @@ int main(int argc, char** argv) {
     }
   }
   if (wanted("sweep")) failures += bench_mpi_sweep(schedlab, mpirun, sweep_trace, work_dir);
+  if (wanted("inflate"))
+    failures += bench_inflate("traces/alibaba-openb-nodes.csv", "traces/alibaba-openb-pods.csv.gz");
   return failures == 0 ? 0 : 1;
 }

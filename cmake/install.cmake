@@ -9,7 +9,7 @@ set(SCHEDLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/schedlab)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/schedlab
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(TARGETS schedlab_core schedlab_plugin_api schedlab_trace schedlab_trace_objects schedlab_cluster schedlab_placement
-                schedlab_placement_objects schedlab_models schedlab_tenants
+                schedlab_placement_objects schedlab_models schedlab_tenants schedlab_sharing
                 schedlab_policy schedlab_metrics schedlab_policy_objects schedlab_policies schedlab_sim schedlab_sweep
                 schedlab_report schedlab_check schedlab_leaderboard
         EXPORT schedlabTargets

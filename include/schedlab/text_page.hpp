@@ -4,7 +4,8 @@
 //
 // Paragraph and cell text is plain text in which `code` spans are marked with backticks and
 // **bold** with double asterisks; both renderers keep those marks' meaning, and the HTML one
-// escapes everything else.
+// escapes everything else. A figure is markup (inline SVG) shown by the HTML page only; the
+// Markdown page gives its caption as a paragraph instead.
 #pragma once
 
 #include <string>
@@ -19,11 +20,12 @@ struct PageTable {
 };
 
 struct PageBlock {
-  enum class Kind { kHeading, kParagraph, kTable };
+  enum class Kind { kHeading, kParagraph, kTable, kFigure };
   Kind kind = Kind::kParagraph;
   int level = 2;     // headings: 1..3
-  std::string text;  // headings and paragraphs
+  std::string text;  // headings and paragraphs; a figure's caption
   PageTable table;
+  std::string markup;  // a figure's HTML (inline SVG), trusted and written as is
 };
 
 struct Page {
@@ -33,6 +35,7 @@ struct Page {
   void heading(int level, std::string text);
   void paragraph(std::string text);
   void table(PageTable table);
+  void figure(std::string caption, std::string markup);
 };
 
 // GitHub-flavoured Markdown; '|' in cells is escaped. Ends with one newline.

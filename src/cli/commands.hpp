@@ -65,6 +65,7 @@ schedlab::Trace load_trace(const std::string& path, const std::string& format,
                            const std::vector<std::string>& filters);
 Action add_sweep_command(CLI::App& app);
 Action add_leaderboard_command(CLI::App& app);
+Action add_inflate_command(CLI::App& app);
 // A spec file (sweep spec, leaderboard suite): its JSON object, and the directory its relative
 // paths are resolved against ("." for a file in the working directory). Throws ConfigError
 // "PATH: not valid JSON: ..." / "PATH: expected a JSON object".

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_compare_command(app));
   actions.push_back(add_check_policy_command(app));
   actions.push_back(add_leaderboard_command(app));
+  actions.push_back(add_inflate_command(app));
   // --plugin FILE on the commands that name policies; loaded before the command runs.
   std::vector<std::string> plugins;
   for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; }))

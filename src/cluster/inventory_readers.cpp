@@ -72,17 +72,13 @@ ClusterSpec read_openb_node_list(const std::string& path) {
   static constexpr trace_kit::ColumnSpec kColumns[] = {
       {"sn", true}, {"gpu", true}, {"model", true}};
   const std::string text = read_file_bytes(path);
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
+  trace_kit::HeaderedCsv csv(path, text, kColumns);
+  const trace_kit::RowParser& row = csv.row();
   ClusterSpec spec;
   spec.gpu_types = builtin_gpu_types();
   spec.source = "alibaba-openb:" + path;
   std::uint64_t cpu_nodes = 0;
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
+  while (csv.next()) {
     if (row.text(kName).empty()) row.fail(kName, "a node name");
     const auto gpus =
         static_cast<int>(row.integer(kGpu, 0, kMaxGpusPerNode, "an integer in 0..64"));

@@ -321,4 +321,27 @@ TimeMs rebase_to_first_submit(Trace& trace) {
   return origin;
 }
 
+namespace {
+
+std::vector<std::string_view> header_row(CsvReader& csv, const std::string& path) {
+  std::vector<std::string_view> fields;
+  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
+  return fields;
+}
+
+}  // namespace
+
+HeaderedCsv::HeaderedCsv(const std::string& path, std::string_view text,
+                         std::span<const ColumnSpec> specs)
+    : csv_(text, path),
+      fields_(header_row(csv_, path)),
+      columns_(path, csv_.line(), fields_, specs),
+      row_(csv_.file(), columns_) {}
+
+bool HeaderedCsv::next() {
+  if (!csv_.next_row(fields_)) return false;
+  row_.bind(fields_, csv_.line());
+  return true;
+}
+
 }  // namespace schedlab::trace_kit

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/types.hpp"
@@ -111,6 +112,24 @@ class RowParser {
   const ColumnIndex& columns_;
   const std::vector<std::string_view>* fields_ = nullptr;
   std::size_t line_ = 0;
+};
+
+// A CSV file whose first row is a header mapped to `specs`; next() binds each following row to
+// `row`. The text must outlive it. Throws TraceError "PATH:1: empty file: expected a header
+// row" for a file without rows, and ColumnIndex's errors for its header.
+class HeaderedCsv {
+ public:
+  HeaderedCsv(const std::string& path, std::string_view text, std::span<const ColumnSpec> specs);
+  HeaderedCsv(const HeaderedCsv&) = delete;
+  HeaderedCsv& operator=(const HeaderedCsv&) = delete;
+  bool next();
+  const RowParser& row() const { return row_; }
+
+ private:
+  CsvReader csv_;
+  std::vector<std::string_view> fields_;
+  ColumnIndex columns_;
+  RowParser row_;
 };
 
 // Jobs left out by a reader, counted per reason in first-seen order.

@@ -811,25 +811,17 @@ std::string metrics_table(const std::vector<RunData>& runs) {
   return out + "</tbody></table>\n";
 }
 
-constexpr const char* kStyle = R"CSS(
+// The report page's CSS around the charts' rules (report::kChartStyle).
+constexpr const char* kStyleHead = R"CSS(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#222;background:#fff}
 h1{font-size:22px;margin:0 0 6px} h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:14px;margin:0 0 2px} .caption{font-size:12px;color:#555;margin:0 0 6px}
 .meta{font-size:13px;color:#444;margin:2px 0} .note{font-size:12px;color:#8a4b00}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}
 .card{margin:0;border:1px solid #e3e3e3;border-radius:6px;padding:10px 12px;background:#fff}
-svg.chart{display:block;font-family:inherit}
-svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
-svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
-svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
-svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
-svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333}
-svg .key-heading{font-size:11px;font-weight:600;fill:#333} svg .row-label{font-size:10px;fill:#444}
-svg .row-band{fill:#f4f4f4} svg .separator{stroke:#c4c4c4;stroke-width:.6}
-svg .outlined .bar{stroke:#fff;stroke-width:.6} svg .bar-label{font-size:9px;pointer-events:none}
-svg .end-preempted{fill:#111111} svg .end-failed{fill:#E0001B} svg .category{font-size:11px;fill:#222}
-svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
-table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
+)CSS";
+constexpr const char* kStyleTail =
+    R"CSS(table.metrics{border-collapse:collapse;font-size:12px} table.metrics th,table.metrics td{border:1px solid #e3e3e3;padding:3px 8px;text-align:right}
 table.metrics td:first-child,table.metrics th:first-child{text-align:left;font-family:ui-monospace,monospace}
 )CSS";
 
@@ -1025,8 +1017,8 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
-                      html_escape(options.title), kStyle);
+  html += fmt::format("<title>{}</title>\n<style>{}{}{}</style>\n</head>\n<body>\n",
+                      html_escape(options.title), kStyleHead, kChartStyle, kStyleTail);
   html += fmt::format("<header><h1>{}</h1>\n", html_escape(options.title));
   if (sweep) {
     html += fmt::format(

@@ -10,6 +10,19 @@
 
 namespace schedlab::report {
 
+const char* const kChartStyle = R"CSS(svg.chart{display:block;font-family:inherit}
+svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
+svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
+svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
+svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
+svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333}
+svg .key-heading{font-size:11px;font-weight:600;fill:#333} svg .row-label{font-size:10px;fill:#444}
+svg .row-band{fill:#f4f4f4} svg .separator{stroke:#c4c4c4;stroke-width:.6}
+svg .outlined .bar{stroke:#fff;stroke-width:.6} svg .bar-label{font-size:9px;pointer-events:none}
+svg .end-preempted{fill:#111111} svg .end-failed{fill:#E0001B} svg .category{font-size:11px;fill:#222}
+svg .value{font-size:10.5px;fill:#222} svg .in-bar{font-size:10px} svg .key-label{font-size:10.5px;fill:#333}
+)CSS";
+
 namespace {
 
 // Line chart geometry (SVG user units; the SVG scales to its container).

@@ -19,6 +19,10 @@ namespace schedlab::report {
 
 std::string html_escape(std::string_view text);
 
+// The CSS rules of every chart here (classes line, band, tick, ...): a page that shows the
+// charts includes them in its <style>.
+extern const char* const kChartStyle;
+
 // The report's one number format: `digits` significant digits (at least 1), trailing zeros
 // dropped, no exponent; magnitudes from 1000 on are scaled to a k, M or G suffix.
 // Examples with 3 digits: "0", "0.0461", "2.5", "11.3", "172", "1.18k", "88.7k", "1.2M".

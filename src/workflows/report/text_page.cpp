@@ -19,6 +19,7 @@ h3{font-size:14px;margin:16px 0 6px} p{font-size:13px;color:#333;margin:6px 0;ma
 code{font-family:ui-monospace,monospace;font-size:12px;background:#f4f4f4;padding:0 3px}
 table{border-collapse:collapse;font-size:12.5px;margin:8px 0} th,td{border:1px solid #e3e3e3;padding:3px 8px}
 th{background:#f7f7f7} td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+figure{margin:14px 0;max-width:760px} figcaption{font-size:12px;color:#555}
 )CSS";
 
 // Inline marks to HTML: `code` and **bold**; everything else escaped.
@@ -88,6 +89,14 @@ void Page::table(PageTable table) {
   blocks.push_back(std::move(block));
 }
 
+void Page::figure(std::string caption, std::string markup) {
+  PageBlock block;
+  block.kind = PageBlock::Kind::kFigure;
+  block.text = std::move(caption);
+  block.markup = std::move(markup);
+  blocks.push_back(std::move(block));
+}
+
 std::string render_markdown(const Page& page) {
   std::string out;
   for (const auto& block : page.blocks) {
@@ -97,6 +106,7 @@ std::string render_markdown(const Page& page) {
         out += std::string(static_cast<std::size_t>(block.level), '#') + ' ' + block.text + '\n';
         break;
       case PageBlock::Kind::kParagraph: out += block.text + '\n'; break;
+      case PageBlock::Kind::kFigure: out += "Chart (in the HTML page): " + block.text + '\n'; break;
       case PageBlock::Kind::kTable: {
         const PageTable& t = block.table;
         out += '|';
@@ -119,14 +129,18 @@ std::string render_markdown(const Page& page) {
 
 std::string render_html(const Page& page) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
-                     report::html_escape(page.title), kPageStyle);
+  out += fmt::format("<title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n",
+                     report::html_escape(page.title), kPageStyle, report::kChartStyle);
   for (const auto& block : page.blocks) {
     switch (block.kind) {
       case PageBlock::Kind::kHeading:
         out += fmt::format("<h{0}>{1}</h{0}>\n", block.level, inline_html(block.text));
         break;
       case PageBlock::Kind::kParagraph: out += "<p>" + inline_html(block.text) + "</p>\n"; break;
+      case PageBlock::Kind::kFigure:
+        out += "<figure>\n" + block.markup + "\n<figcaption>" + inline_html(block.text) +
+               "</figcaption>\n</figure>\n";
+        break;
       case PageBlock::Kind::kTable: {
         const PageTable& t = block.table;
         out += "<table>\n<thead><tr>";

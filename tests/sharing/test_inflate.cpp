@@ -1,0 +1,144 @@
+// The workload-inflation experiment on the bundled openb node and pod lists: FGD ranks first as
+// in the paper, the arrivals follow their contract, outputs are reproducible byte for byte, and
+// bad input is one line naming file, line, column and value, exit 2, nothing written.
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "schedlab/error.hpp"
+#include "schedlab/inflate.hpp"
+#include "schedlab/inflate_report.hpp"
+#include "schedlab/sharing_inputs.hpp"
+#include "support/builders.hpp"
+#include "workflows/fixtures.hpp"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kNodes = std::string(SCHEDLAB_SOURCE_DIR) + "/traces/alibaba-openb-nodes.csv";
+const std::string kPods = std::string(SCHEDLAB_SOURCE_DIR) + "/traces/alibaba-openb-pods.csv.gz";
+
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("inflate: the bundled openb lists read with their real requests", "[sharing]") {
+  const SharedCluster cluster = read_shared_nodes(kNodes);
+  CHECK(cluster.nodes.size() == 1523);
+  CHECK(cluster.gpu_count() == 6212);
+  CHECK(cluster.gpu_types.size() == 7);
+  const auto tasks = read_shared_tasks(kPods, cluster);
+  REQUIRE(tasks.size() == 8152);
+  std::size_t sharing = 0, cpu_only = 0, multi = 0;
+  for (const auto& t : tasks) {
+    sharing += t.sharing() ? 1 : 0;
+    cpu_only += t.gpus == 0 ? 1 : 0;
+    multi += t.gpus > 1 ? 1 : 0;
+  }
+  CHECK(sharing == 3078);
+  CHECK(cpu_only == 1088);
+  CHECK(multi == 75);
+  CHECK(tasks[1].gpu_milli == 460);
+  CHECK(tasks[1].cpu_milli == 6000);
+  CHECK(tasks[1].memory_mib == 12288);
+}
+
+TEST_CASE("inflate: FGD leaves the fewest GPUs unallocated on openb over 5 seeds", "[sharing]") {
+  const SharedCluster cluster = read_shared_nodes(kNodes);
+  const auto tasks = read_shared_tasks(kPods, cluster);
+  InflateOptions options;
+  options.seeds = {42, 43, 44, 45, 46};
+  options.inflation = 1.0;
+  const InflateResult result = run_inflate(cluster, tasks, options);
+  REQUIRE(result.replicates.size() == 30);
+  const auto standings = inflate_standings(result);
+  const auto mean = [](const InflateStanding& s) {
+    double sum = 0;
+    for (const double v : s.unallocated_gpus_at_100) sum += v;
+    return sum / static_cast<double>(s.unallocated_gpus_at_100.size());
+  };
+  CHECK(shared_placement_name(standings.front().placement) == std::string("fgd"));
+  CHECK(shared_placement_name(standings.back().placement) == std::string("random-fit"));
+  // FGD first on every seed, not only on average; its figure near the paper's 296 of 6,212.
+  for (const auto& s : standings)
+    if (s.placement != SharedPlacementKind::kFgd)
+      for (std::size_t i = 0; i < 5; ++i)
+        CHECK(standings.front().unallocated_gpus_at_100[i] < s.unallocated_gpus_at_100[i]);
+  CHECK(mean(standings.front()) > 250.0);
+  CHECK(mean(standings.front()) < 350.0);
+  for (const auto& r : result.replicates) {
+    REQUIRE(r.points.size() == 101);
+    const InflatePoint& p = point_at(r, 100);
+    // Arrivals stop before the task that would pass 100%: within one task (8 GPUs) of it.
+    CHECK(p.arrived_milli <= 6212 * 1000);
+    CHECK(p.arrived_milli > 6204 * 1000);
+    CHECK(p.allocated_milli <= p.arrived_milli);
+    CHECK(p.gpus_idle + p.gpus_partly_used <= 6212);
+    // Arrivals are the same for every placement of a seed.
+    CHECK(p.tasks_arrived == point_at(result.replicates[r.seed - 42], 100).tasks_arrived);
+  }
+}
+
+TEST_CASE("inflate: the command's outputs are reproducible and its input errors exact",
+          "[sharing]") {
+  const std::string dir = fresh_temp_dir("inflate");
+  const std::string command = fmt::format(
+      "{} inflate --nodes {} --pods {} --placements best-fit,fgd --seeds 1-2 "
+      "--inflation 1 -q -o ",
+      shell_quote(schedlab_binary()), shell_quote(kNodes), shell_quote(kPods));
+  const CommandResult first = run_command(command + dir + "/a");
+  REQUIRE(first.exit_code == 0);
+  const CommandResult again = run_command(command + dir + "/b");
+  REQUIRE(again.exit_code == 0);
+  for (const char* name : {"inflate.csv", "inflate.md", "inflate.html"})
+    CHECK(read_text(dir + "/a/" + name) == read_text(dir + "/b/" + name));
+  const std::string csv = read_text(dir + "/a/inflate.csv");
+  CHECK(csv.find("fgd,2,100,") != std::string::npos);
+  CHECK(csv.find("best-fit,1,0,0.000,0.000,6212.000,0.000000,") != std::string::npos);
+  CHECK(read_text(dir + "/a/inflate.html").find("<svg") != std::string::npos);
+
+  const std::string nodes = write_temp(dir, "nodes.csv",
+                                       "sn,cpu_milli,memory_mib,gpu,model\n"
+                                       "n0,32000,262144,2,T4\n");
+  const auto run = [&](const std::string& pods_text, const std::string& extra = "") {
+    const std::string pods = write_temp(dir, "pods.csv", pods_text);
+    return run_command(fmt::format("{} inflate --nodes {} --pods {} -o {}/bad {}",
+                                   shell_quote(schedlab_binary()), shell_quote(nodes),
+                                   shell_quote(pods), dir, extra));
+  };
+  const std::string header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
+  CommandResult r = run(header + "p0,1000,1024,1,1500,\n");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        dir + "/pods.csv:2: column 'gpu_milli': expected an integer in 1..1000, got '1500'\n");
+  r = run(header + "p0,1000,1024,2,500,\n");
+  CHECK(r.exit_code == 2);
+  CHECK(
+      r.err ==
+      dir +
+          "/pods.csv:2: column 'gpu_milli': expected 1000 for a pod of several GPUs, got '500'\n");
+  r = run(header + "p0,1000,1024,1,500,A100|H100\n");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == dir +
+                     "/pods.csv:2: column 'gpu_spec': expected a GPU model of the nodes (T4), got "
+                     "'A100|H100'\n");
+  r = run(header + "p0,1000,1024,1,500,T4\n", "--placements fgd,tetris");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown placement 'tetris'") != std::string::npos);
+  r = run(header + "p0,1000,1024,1,500,T4\n", "--inflation 0");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "inflate: inflation 0 is outside [1, 10] (results are read at 100%)\n");
+  CHECK_FALSE(fs::exists(dir + "/bad"));
+  r = run(header + "p0,1000,1024,1,500,T4|A100\n", "--seeds 1 --inflation 2");
+  CHECK(r.exit_code == 0);
+}
