@@ -1,5 +1,6 @@
 #include "schedlab/inflate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -134,6 +135,10 @@ InflateResult run_inflate(const SharedCluster& cluster, const std::vector<Shared
                           const std::function<void(const InflateReplicate&)>& progress) {
   check_options(options);
   if (cluster.gpu_count() == 0) throw ConfigError("inflate: the cluster has no GPUs");
+  // Without a GPU request the arrivals would never reach the capacity.
+  if (std::none_of(tasks.begin(), tasks.end(),
+                   [](const SharedTask& task) { return task.gpu_milli_total() > 0; }))
+    throw InputError("inflate: no pod asks for a GPU");
   FragmentationMeter meter(task_mix(tasks, options.coverage));
   InflateResult result;
   result.nodes_source = cluster.source;
