@@ -64,7 +64,8 @@ struct InflateResult {
 };
 
 // Throws ConfigError for bad options (no placements or seeds, inflation outside [1, 10],
-// coverage outside (0, 1]) and InputError when no task asks for a GPU. `progress`, when given, is called after each replicate.
+// coverage outside (0, 1]) and InputError when no task asks for a GPU. `progress`, when given, is
+// called after each replicate.
 InflateResult run_inflate(const SharedCluster& cluster, const std::vector<SharedTask>& tasks,
                           const InflateOptions& options,
                           const std::function<void(const InflateReplicate&)>& progress = {});
