@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "schedlab/inflate.hpp"
+#include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
 
@@ -18,6 +19,7 @@ struct InflateStanding {
   SharedPlacementKind placement = SharedPlacementKind::kFgd;
   int rank = 0;
   std::vector<double> unallocated_gpus_at_100;  // one per seed
+  MeanCi unallocated_gpus;                      // of unallocated_gpus_at_100
 };
 std::vector<InflateStanding> inflate_standings(const InflateResult& result);
 

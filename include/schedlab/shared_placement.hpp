@@ -52,8 +52,9 @@ const char* shared_placement_name(SharedPlacementKind kind);
 // Throws ConfigError "unknown placement 'X' (known: ...)".
 SharedPlacementKind parse_shared_placement(const std::string& name);
 
-// Places tasks one at a time on `nodes`, which it changes. `meter` (fgd only; may be null
-// otherwise) and `rng` (random-fit) must outlive the placer.
+// Places tasks one at a time on `nodes`, which it changes. `meter` (needed by fgd and by
+// node_fragmentation_milli; may be null otherwise) and `rng` (random-fit) must outlive the
+// placer.
 class SharedPlacer {
  public:
   SharedPlacer(SharedPlacementKind kind, std::vector<SharedNode>& nodes, FragmentationMeter* meter,
@@ -62,12 +63,13 @@ class SharedPlacer {
   // Chooses a node and GPUs for `task` and allocates them; nothing when the task fits no node.
   std::optional<SharedAllocation> place(const SharedTask& task);
   SharedPlacementKind kind() const { return kind_; }
+  // F_n(M) of node n in its current state; kept per node, recomputed after a placement there.
+  double node_fragmentation_milli(std::size_t n);
 
  private:
   std::optional<SharedAllocation> choose_random(const SharedTask& task);
   double score(std::size_t n, const SharedTask& task, std::vector<int>& gpus);
   double fgd_score(std::size_t n, const SharedTask& task, std::vector<int>& gpus);
-  double current_fragmentation(std::size_t n);
 
   SharedPlacementKind kind_;
   std::vector<SharedNode>& nodes_;
@@ -76,7 +78,7 @@ class SharedPlacer {
   double cpu_norm_ = 1.0;
   double gpu_norm_ = 1.0;
   std::vector<std::uint64_t> demand_tags_;  // gpu-clustering: demands held, a bit each
-  std::vector<double> fragmentation_;       // fgd: F_n(M) of each node now; < 0 = not known
+  std::vector<double> fragmentation_;       // F_n(M) of each node now; < 0 = not known
   SharedNode scratch_;
 };
 

@@ -55,9 +55,7 @@ std::string standings_text(const InflateResult& result) {
   std::string out = fmt::format("{:>4}  {:<14}  {:>24}  {:>13}\n", "rank", "placement",
                                 "unallocated GPUs at 100%", "unallocated %");
   for (const auto& s : inflate_standings(result)) {
-    double mean = 0.0;
-    for (const double v : s.unallocated_gpus_at_100) mean += v;
-    mean /= static_cast<double>(s.unallocated_gpus_at_100.size());
+    const double mean = s.unallocated_gpus.mean;
     out +=
         fmt::format("{:>4}  {:<14}  {:>24}  {:>13}\n", s.rank, shared_placement_name(s.placement),
                     fixed(mean, 1), fixed(100.0 * mean / static_cast<double>(result.gpus), 2));

@@ -51,8 +51,7 @@ std::vector<const SharedTask*> arrivals(const std::vector<SharedTask>& tasks,
   }
 }
 
-InflatePoint snapshot(const std::vector<SharedNode>& nodes,
-                      const std::vector<double>& node_fragmentation, int percent,
+InflatePoint snapshot(const std::vector<SharedNode>& nodes, SharedPlacer& placer, int percent,
                       std::int64_t arrived_milli, std::int64_t allocated_milli,
                       std::uint64_t tasks_arrived, std::uint64_t tasks_unplaced) {
   InflatePoint point;
@@ -62,7 +61,7 @@ InflatePoint snapshot(const std::vector<SharedNode>& nodes,
   point.tasks_arrived = tasks_arrived;
   point.tasks_unplaced = tasks_unplaced;
   for (std::size_t n = 0; n < nodes.size(); ++n) {
-    point.fragmentation_milli += node_fragmentation[n];
+    point.fragmentation_milli += placer.node_fragmentation_milli(n);
     for (const int left : nodes[n].gpu_milli_free) {
       if (left == kMilliPerGpu)
         ++point.gpus_idle;
@@ -84,8 +83,6 @@ InflateReplicate run_replicate(const SharedCluster& cluster, const std::vector<S
   Rng rng(seed);
   const auto order = arrivals(tasks, limit, rng);
   std::vector<SharedNode> nodes = cluster.nodes;
-  std::vector<double> node_fragmentation(nodes.size());
-  for (std::size_t n = 0; n < nodes.size(); ++n) node_fragmentation[n] = meter.node_milli(nodes[n]);
   SharedPlacer placer(kind, nodes, &meter, rng);
   InflateReplicate replicate;
   replicate.placement = kind;
@@ -99,7 +96,7 @@ InflateReplicate run_replicate(const SharedCluster& cluster, const std::vector<S
     while (next_percent <= last_percent &&
            arrived * 100 >= static_cast<std::int64_t>(next_percent) * capacity) {
       replicate.points.push_back(
-          snapshot(nodes, node_fragmentation, next_percent, arrived, allocated, count, unplaced));
+          snapshot(nodes, placer, next_percent, arrived, allocated, count, unplaced));
       ++next_percent;
     }
   };
@@ -109,7 +106,6 @@ InflateReplicate run_replicate(const SharedCluster& cluster, const std::vector<S
     ++count;
     if (const auto allocation = placer.place(*task)) {
       allocated += task->gpu_milli_total();
-      node_fragmentation[allocation->node] = meter.node_milli(nodes[allocation->node]);
       check_node_invariants(nodes[allocation->node]);
     } else {
       ++unplaced;
@@ -120,7 +116,7 @@ InflateReplicate run_replicate(const SharedCluster& cluster, const std::vector<S
   // final state, so every replicate has the same points.
   while (next_percent <= last_percent) {
     replicate.points.push_back(
-        snapshot(nodes, node_fragmentation, next_percent, arrived, allocated, count, unplaced));
+        snapshot(nodes, placer, next_percent, arrived, allocated, count, unplaced));
     ++next_percent;
   }
   replicate.seconds =

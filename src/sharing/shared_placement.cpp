@@ -78,7 +78,8 @@ SharedPlacer::SharedPlacer(SharedPlacementKind kind, std::vector<SharedNode>& no
   }
 }
 
-double SharedPlacer::current_fragmentation(std::size_t n) {
+double SharedPlacer::node_fragmentation_milli(std::size_t n) {
+  SCHEDLAB_ASSERT(meter_ != nullptr, "node fragmentation needs a fragmentation meter");
   if (fragmentation_[n] < 0.0) fragmentation_[n] = meter_->node_milli(nodes_[n]);
   return fragmentation_[n];
 }
@@ -87,7 +88,7 @@ double SharedPlacer::fgd_score(std::size_t n, const SharedTask& task, std::vecto
   const SharedNode& node = nodes_[n];
   double delta = 0.0;
   if (node.gpu_count() > 0) {
-    const double before = current_fragmentation(n);
+    const double before = node_fragmentation_milli(n);
     if (!task.sharing()) {
       gpus = tightest_gpus(node, task);
       scratch_ = node;
@@ -172,7 +173,6 @@ std::optional<SharedAllocation> SharedPlacer::place(const SharedTask& task) {
   } else {
     double best_score = kNoScore;
     std::vector<int> gpus;
-    bool gpus_chosen = false;
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
       if (!fits(nodes_[n], task)) continue;
       gpus.clear();
@@ -180,10 +180,10 @@ std::optional<SharedAllocation> SharedPlacer::place(const SharedTask& task) {
       if (!best || s > best_score) {
         best_score = s;
         best = SharedAllocation{n, gpus};
-        gpus_chosen = !gpus.empty() || task.gpus == 0;
       }
     }
-    if (best && !gpus_chosen) best->gpus = tightest_gpus(nodes_[best->node], task);
+    // Scores that do not choose GPUs leave them to the default (none for a CPU-only task).
+    if (best && best->gpus.empty()) best->gpus = tightest_gpus(nodes_[best->node], task);
   }
   if (!best) return std::nullopt;
   SharedNode& node = nodes_[best->node];

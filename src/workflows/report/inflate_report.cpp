@@ -64,7 +64,7 @@ PageTable standings_table(const InflateResult& result) {
                   fmt::format("allocated % at {}%", end)};
   table.right_aligned = {true, false, true, true, true, true, true, true, true};
   for (const auto& s : inflate_standings(result)) {
-    const MeanCi unallocated = mean_ci95(s.unallocated_gpus_at_100);
+    const MeanCi& unallocated = s.unallocated_gpus;
     const auto at = [&](int percent, auto value) {
       return over_seeds(result, s.placement, percent, value);
     };
@@ -184,11 +184,10 @@ std::vector<InflateStanding> inflate_standings(const InflateResult& result) {
     s.placement = placement;
     for (const auto* r : replicates_of(result, placement))
       s.unallocated_gpus_at_100.push_back(unallocated_gpus(result, point_at(*r, 100)));
+    s.unallocated_gpus = mean_ci95(s.unallocated_gpus_at_100);
     standings.push_back(std::move(s));
   }
-  const auto mean = [](const InflateStanding& s) {
-    return mean_ci95(s.unallocated_gpus_at_100).mean;
-  };
+  const auto mean = [](const InflateStanding& s) { return s.unallocated_gpus.mean; };
   std::stable_sort(
       standings.begin(), standings.end(),
       [&](const InflateStanding& a, const InflateStanding& b) { return mean(a) < mean(b); });
