@@ -113,7 +113,10 @@ class ConservativeBackfillPolicy final : public Policy, public ReservationSource
   // False (and nothing changes) if the strategy finds no room.
   bool start_reserved(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
     const GpuTypeIndex type = availability_->pool_type(slot_[job].pool);
-    auto placement = ctx.placement().place(ctx.cluster(), type, ctx.job(job).gpus());
+    // A job asking for part of a GPU, CPU or memory goes where the shared placement puts it.
+    auto placement = ctx.job(job).uses_sharing()
+                         ? decisions.find_placement(job)
+                         : ctx.placement().place(ctx.cluster(), type, ctx.job(job).gpus());
     if (!placement) return false;
     decisions.start(job, std::move(*placement));
     due_.erase({std::exchange(slot_[job].start_ms, kNever), job});

@@ -83,7 +83,7 @@ class DrfPolicy final : public Policy {
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     const Cluster& cluster = ctx.cluster();
-    if (!preempt_ && cluster.free_gpus() == 0) return;
+    if (!preempt_ && !ctx.capacity_left()) return;
     // The tenants to examine.
     pass_.clear();
     if (!preempt_ && !ctx.changes().released()) {
@@ -105,7 +105,7 @@ class DrfPolicy final : public Policy {
     TimeMs wake_ms = kNever;
     FailedSizes failed(cluster);
     while (!pass_.empty()) {
-      if (!preempt_ && cluster.free_gpus() == 0) break;
+      if (!preempt_ && !ctx.capacity_left()) break;
       std::pop_heap(pass_.begin(), pass_.end(), std::greater<>());
       const TenantIndex t = pass_.back().second;
       pass_.pop_back();
@@ -113,8 +113,8 @@ class DrfPolicy final : public Policy {
       const JobIndex job = queue.begin()->job;
       const JobView view = ctx.job(job);
       bool started = false;
-      if (!failed.rules_out(view.gpu_type(), view.gpus()) &&
-          cluster.free_gpus_of(view.gpu_type()) >= view.gpus() && decisions.try_start(job)) {
+      if (!failed.rules_out(view.gpu_type(), view.gpus()) && ctx.may_start_now(job) &&
+          decisions.try_start(job)) {
         started = true;
         note_start(ctx, job);
       } else {
@@ -207,6 +207,9 @@ class DrfPolicy final : public Policy {
   // victim becomes eligible.
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job,
                    TimeMs& wake_ms) {
+    // Victims are planned in whole GPUs: a job asking for part of a GPU, CPU or memory waits
+    // for room instead (docs/gpu-sharing.md).
+    if (ctx.job(job).uses_sharing()) return false;
     if (!(dominant_share(ctx, t) < fair_share(ctx, t))) return false;
     if (candidates_.empty()) return false;
     const JobView view = ctx.job(job);

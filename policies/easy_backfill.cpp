@@ -76,14 +76,14 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
   void start_from_head(const SchedContext& ctx, Decisions& decisions) {
     while (!queue_->empty()) {
       const JobIndex job = queue_->head();
-      if (ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus() &&
-          decisions.try_start(job)) {
+      if (ctx.may_start_now(job) && decisions.try_start(job)) {
         started(job);
         continue;
       }
       // The strategy may prefer other GPUs than the reserved ones; the promise is kept on P.
+      // (Not for a job the shared placement places: P counts whole GPUs only.)
       if (reservation_valid_ && reserved_job_ == job && reserved_ms_ <= ctx.now() &&
-          ctx.cluster().can_allocate(reserved_gpus_)) {
+          !ctx.job(job).uses_sharing() && ctx.cluster().can_allocate(reserved_gpus_)) {
         decisions.start(job, reserved_gpus_);
         started(job);
         continue;
@@ -191,15 +191,28 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
 
   // Whether any queued job could fit the free GPUs by count.
   bool can_fit_any(const SchedContext& ctx) const {
-    return !queue_->empty() && ctx.cluster().free_gpus() >= queue_->smallest_gpus();
+    // A partly used GPU can take a job of one GPU that asks for part of it.
+    return !queue_->empty() && (ctx.cluster().free_gpus() >= queue_->smallest_gpus() ||
+                                (ctx.capacity_left() && queue_->smallest_gpus() <= 1));
   }
 
   // Starts a non-head job now if it fits and cannot delay the reservation; true if started.
   bool try_backfill(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
     const GpuTypeIndex type = ctx.job(job).gpu_type();
     const int gpus = ctx.job(job).gpus();
-    if (ctx.cluster().free_gpus_of(type) < gpus) return false;
-    if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) <= reserved_ms_) {
+    if (!ctx.may_start_now(job)) return false;
+    if (ctx.job(job).uses_sharing()) {
+      // Shared placement: where it puts the job, unless that takes an idle GPU the reservation
+      // holds (a share on a partly used GPU takes none).
+      auto placement = decisions.find_placement(job);
+      if (!placement) return false;
+      if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) > reserved_ms_)
+        for (const auto& a : *placement)
+          if ((a.gpus & ctx.cluster().node(a.node).free_mask &
+               ~ctx.what_if().cluster().node(a.node).free_mask) != 0)
+            return false;
+      decisions.start(job, std::move(*placement));
+    } else if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) <= reserved_ms_) {
       // Back by T: on P's free GPUs first, keeping the spare ones for jobs that run past T.
       auto placement = decisions.find_placement(job);
       if (!placement) return false;

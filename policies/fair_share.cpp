@@ -141,7 +141,7 @@ class FairSharePolicy final : public Policy {
   }
 
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
-    if (ctx.cluster().free_gpus() == 0) return;
+    if (!ctx.capacity_left()) return;
     if (!blocking_ && !ctx.changes().released()) {
       schedule_arrivals(ctx, decisions);
       return;
@@ -152,7 +152,7 @@ class FairSharePolicy final : public Policy {
     FailedSizes failed(ctx.cluster());
     for (TenantIndex t = 0; t < queues_.size(); ++t) push_head(ctx, t, failed, false);
     std::make_heap(heap_.begin(), heap_.end(), heap_after);
-    while (!heap_.empty() && ctx.cluster().free_gpus() > 0) {
+    while (!heap_.empty() && ctx.capacity_left()) {
       std::pop_heap(heap_.begin(), heap_.end(), heap_after);
       const auto [key, tenant] = heap_.back();
       heap_.pop_back();
@@ -386,8 +386,7 @@ class FairSharePolicy final : public Policy {
 
   // Starts the job if it fits now; refreshes its tenant (a no-op after prepare_all).
   bool try_start(const SchedContext& ctx, Decisions& decisions, JobIndex job) {
-    const JobView view = ctx.job(job);
-    if (ctx.cluster().free_gpus_of(view.gpu_type()) < view.gpus()) return false;
+    if (!ctx.may_start_now(job)) return false;
     if (!decisions.try_start(job)) return false;
     refresh(ctx, ctx.tenants().of_job(job));
     return true;
@@ -416,7 +415,7 @@ class FairSharePolicy final : public Policy {
     }
     std::sort(fresh_.begin(), fresh_.end(), before);
     for (const Key& key : fresh_) {
-      if (ctx.cluster().free_gpus() == 0) break;
+      if (!ctx.capacity_left()) break;
       if (try_start(ctx, decisions, key.job)) erase(ctx, key.job);
     }
   }

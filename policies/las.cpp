@@ -82,7 +82,7 @@ class LasPolicy final : public Policy {
     auto visit = [&](const Entry& entry) {
       const auto [queue, submit_ms, job] = entry;
       const bool victims_exist = !running_.empty() && std::prev(running_.end())->first > queue;
-      if (ctx.cluster().free_gpus() == 0 && !victims_exist) {
+      if (!ctx.capacity_left() && !victims_exist) {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         return false;
       }
@@ -125,9 +125,7 @@ class LasPolicy final : public Policy {
   static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFu;
   using Entry = std::tuple<std::uint32_t, TimeMs, JobIndex>;  // (queue, submit, job)
 
-  static bool fits(const SchedContext& ctx, JobIndex job) {
-    return ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus();
-  }
+  static bool fits(const SchedContext& ctx, JobIndex job) { return ctx.may_start_now(job); }
 
   // Attained service since the last promotion, in GPU-ms.
   std::int64_t service_gpu_ms(const SchedContext& ctx, JobIndex job) const {
@@ -221,6 +219,9 @@ class LasPolicy final : public Policy {
   // `job`, then starts it. Records in `wake_ms` when a victim not yet eligible becomes so.
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, JobIndex job, std::uint32_t queue,
                    TimeMs& wake_ms) {
+    // Victims are planned in whole GPUs: a job asking for part of a GPU, CPU or memory waits
+    // for room instead (docs/gpu-sharing.md).
+    if (ctx.job(job).uses_sharing()) return false;
     std::vector<JobIndex> candidates;
     std::int64_t reachable = ctx.cluster().free_gpus_of(ctx.job(job).gpu_type());
     TimeMs not_before_ms = kNever;

@@ -54,7 +54,7 @@ class PreemptivePolicy final : public Policy {
       const std::int64_t priority = ctx.job(job).priority();
       const bool victims_exist = !running_.empty() && running_.begin()->first < priority;
       // With no GPU free and no victim, nothing later can start.
-      if (ctx.cluster().free_gpus() == 0 && !victims_exist) break;
+      if (!ctx.capacity_left() && !victims_exist) break;
       ++it;  // `job` may leave the queue below
       const GpuTypeIndex type = ctx.job(job).gpu_type();
       const int gpus = ctx.job(job).gpus();
@@ -76,9 +76,7 @@ class PreemptivePolicy final : public Policy {
  private:
   using Entry = std::pair<OrderKey, JobIndex>;
 
-  static bool fits(const SchedContext& ctx, JobIndex job) {
-    return ctx.cluster().free_gpus_of(ctx.job(job).gpu_type()) >= ctx.job(job).gpus();
-  }
+  static bool fits(const SchedContext& ctx, JobIndex job) { return ctx.may_start_now(job); }
 
   static Entry entry_of(const SchedContext& ctx, JobIndex job) {
     return {{-ctx.job(job).priority(), ctx.job(job).submit_ms()}, job};
@@ -98,6 +96,9 @@ class PreemptivePolicy final : public Policy {
   // Preempts the cheapest eligible victims that make room for `job`, then starts it. Records
   // in `wake_ms` when a protected victim becomes eligible.
   bool preempt_for(const SchedContext& ctx, Decisions& decisions, JobIndex job, TimeMs& wake_ms) {
+    // Victims are planned in whole GPUs: a job asking for part of a GPU, CPU or memory waits
+    // for room instead (docs/gpu-sharing.md).
+    if (ctx.job(job).uses_sharing()) return false;
     const std::int64_t priority = ctx.job(job).priority();
     const GpuTypeIndex type = ctx.job(job).gpu_type();
     std::vector<JobIndex> candidates;

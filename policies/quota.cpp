@@ -100,7 +100,7 @@ class QuotaPolicy final : public Policy {
         borrowing_heads.push_back(t);
         continue;
       }
-      bool started = ctx.cluster().free_gpus() > 0 && demand && admissible(ctx, t, *demand) &&
+      bool started = ctx.capacity_left() && demand && admissible(ctx, t, *demand) &&
                      start(ctx, decisions, t, job);
       if (!started && reclaim_) started = reclaim_for(ctx, decisions, t, job);
       if (started && !queues_[t].empty()) heads.push(head_key(ctx, t));
@@ -108,7 +108,7 @@ class QuotaPolicy final : public Policy {
     if (!borrowing_) return;
     // Pass 2: heads that borrow from the cohort.
     heads = head_heap(ctx, borrowing_heads);
-    while (!heads.empty() && ctx.cluster().free_gpus() > 0) {
+    while (!heads.empty() && ctx.capacity_left()) {
       const TenantIndex t = heads.top().second;
       heads.pop();
       const JobIndex job = queues_[t].begin()->second;
@@ -242,6 +242,9 @@ class QuotaPolicy final : public Policy {
   // within t's nominal quota) can start; then starts it. Plans on the what-if cluster first:
   // nothing is preempted unless the job then starts.
   bool reclaim_for(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job) {
+    // Victims are planned in whole GPUs: a job asking for part of a GPU, CPU or memory waits
+    // for room instead (docs/gpu-sharing.md).
+    if (ctx.job(job).uses_sharing()) return false;
     const TenantTable& table = ctx.tenants();
     const std::uint32_t cohort = table.tenant(t).cohort;
     const JobView view = ctx.job(job);

@@ -35,6 +35,13 @@ struct GpuType {
   double node_off_power_w = kUnsetNumber;
 };
 
+// CPU (thousandths of a core) and memory of one node; 0 = not modeled (docs/gpu-sharing.md).
+struct NodeCapacity {
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_mib = 0;
+  bool operator==(const NodeCapacity&) const = default;
+};
+
 // A run of identical nodes, as written in the cluster spec.
 struct NodeGroupSpec {
   std::uint32_t count = 0;
@@ -49,6 +56,10 @@ struct NodeGroupSpec {
   double uplink_gbps = kUnsetNumber;   // node-to-rack link; unset = topology default
   double base_power_w = kUnsetNumber;  // per node; unset = from the GPU type
   double off_power_w = kUnsetNumber;   // per node; unset = from the GPU type
+  NodeCapacity capacity{};             // CPU and memory of each node (0 = not modeled)
+  // Inventories whose nodes differ only in CPU and memory: one entry per node of the group, in
+  // order, overriding `capacity`; empty = every node has `capacity`.
+  std::vector<NodeCapacity> node_capacities{};
 };
 
 // Link bandwidths per level of the hierarchy, Gbit/s (defaults and sources: docs/cluster.md).
@@ -113,6 +124,7 @@ struct Node {
   std::uint32_t rack = 0;
   std::uint64_t first_gpu_id = 0;  // global id of GPU 0 of this node
   GpuMask free_mask = 0;           // bits of free GPUs
+  NodeCapacity capacity;           // CPU and memory (0 = not modeled)
   int free_gpus() const;
   GpuMask all_mask() const;
 };

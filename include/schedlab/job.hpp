@@ -25,10 +25,20 @@ inline constexpr int kCommSensitivityCount = 4;
 const char* comm_sensitivity_name(CommSensitivity comm);
 
 // One job as the trace describes it. All times are integer milliseconds.
+// Largest CPU and memory request a trace may carry (a 1,000,000-core, 1 PiB node).
+inline constexpr std::int64_t kMaxTraceCpuMilli = 1'000'000'000;
+inline constexpr std::int64_t kMaxTraceMemoryMib = 1'073'741'824;
+
 struct JobSpec {
-  std::string id;                 // unique within the trace
-  TimeMs submit_ms = 0;           // >= 0
-  std::int32_t gpus = 1;          // >= 1
+  std::string id;         // unique within the trace
+  TimeMs submit_ms = 0;   // >= 0
+  std::int32_t gpus = 1;  // >= 1
+  // GPU sharing (docs/gpu-sharing.md): with gpus = 1, a fraction of one GPU in thousandths
+  // (1..999); 0 = whole GPUs. CPU (thousandths of a core) and memory the job needs on its node;
+  // 0 = none asked. A job asking for any of the three is placed by the run's shared placement.
+  std::int32_t gpu_milli = 0;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_mib = 0;
   TimeMs duration_ms = 0;         // true run time at reference speed, > 0
   TimeMs walltime_ms = kUnsetMs;  // requested limit / estimate; kUnsetMs = none given
   std::int64_t priority = 0;      // larger is more important
@@ -42,6 +52,9 @@ struct JobSpec {
   TimeMs checkpoint_interval_ms = kUnsetMs;  // kUnsetMs = use the run's default
   TimeMs restart_overhead_ms = kUnsetMs;     // kUnsetMs = use the run's default
   std::uint32_t line = 0;                    // 1-based line of the record in its file
+
+  // Whether the job asks for part of a GPU, CPU or memory (the sharing model places it).
+  bool uses_sharing() const { return gpu_milli > 0 || cpu_milli > 0 || memory_mib > 0; }
 };
 
 // A loaded trace: jobs in file order plus the interned strings they refer to.
@@ -72,6 +85,7 @@ enum class RejectReason : std::uint8_t {
   kMoreGpusThanCluster,  // needs more GPUs than the whole cluster has
   kMoreGpusThanType,     // needs more GPUs of its gpu_type than the cluster has
   kGpuTypeNotInCluster,  // its gpu_type has no GPUs in the cluster
+  kFitsNoNode,           // asks for CPU, memory or GPUs with them that no single node has
 };
 const char* reject_reason_text(RejectReason reason);
 

@@ -58,7 +58,8 @@ class MetricsCollector : public Observer {
   std::string jobs_csv() const;
   std::string timeseries_csv() const;
   // timeseries.csv gains these columns after its own (the object must outlive the rendering).
-  void add_series_columns(const SeriesColumns& columns) { extra_columns_ = &columns; }
+  // Columns are appended in the order they were added.
+  void add_series_columns(const SeriesColumns& columns) { extra_columns_.push_back(&columns); }
 
   // Integrals over [first submit, last finish], exposed for tests.
   struct Totals {
@@ -127,7 +128,7 @@ class MetricsCollector : public Observer {
   nlohmann::ordered_json options_json() const;
 
   bool keep_series_ = true;
-  const SeriesColumns* extra_columns_ = nullptr;
+  std::vector<const SeriesColumns*> extra_columns_;
   const RunView* ctx_ = nullptr;
   // Whether a cluster model is on: outputs gain their cluster-model keys and columns.
   bool extended_ = false;

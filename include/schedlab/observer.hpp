@@ -20,6 +20,14 @@ struct RunOptions;
 
 // The whole state of a run, for observers (metrics, invariant checks). Unlike SchedContext it
 // shows the trace itself, true durations and remaining work included.
+// GPU sharing at this moment, in a run with --gpu-sharing (docs/gpu-sharing.md). GPUs fully
+// idle are Cluster::free_gpus().
+struct SharingSnapshot {
+  std::int64_t allocated_gpu_milli = 0;  // milli held, summed over GPUs (1000 per whole GPU)
+  std::int64_t partly_used_gpus = 0;     // GPUs with some, not all, of their milli held
+  double fragmentation_milli = 0.0;      // F(M) of Weng et al. summed over the nodes that are on
+};
+
 class RunView {
  public:
   virtual ~RunView() = default;
@@ -37,6 +45,11 @@ class RunView {
   // The run's tenants and what each tenant's jobs hold (the same as SchedContext's).
   virtual const TenantTable& tenants() const = 0;
   virtual const TenantUsage& tenant_usage() const = 0;
+  // Null unless the run shares GPUs.
+  virtual const SharingSnapshot* sharing() const { return nullptr; }
+  // Throws InvariantError unless the sharing bookkeeping is consistent (no GPU above 1000 milli,
+  // no node's CPU or memory above capacity, idle GPUs as the cluster has them). No-op without.
+  virtual void check_sharing_invariants() const {}
 
   const JobSpec& spec(JobIndex job) const { return trace().jobs[job]; }
 };

@@ -49,12 +49,22 @@ class SchedContext;
 // progress questions instead).
 class JobView {
  public:
-  JobView(const JobSpec& spec, const JobState& state, GpuTypeIndex gpu_type)
-      : spec_(&spec), state_(&state), gpu_type_(gpu_type) {}
+  JobView(const JobSpec& spec, const JobState& state, GpuTypeIndex gpu_type,
+          bool sharing_run = false)
+      : spec_(&spec), state_(&state), gpu_type_(gpu_type), sharing_run_(sharing_run) {}
 
   const std::string& id() const { return spec_->id; }
   TimeMs submit_ms() const { return spec_->submit_ms; }
   int gpus() const { return spec_->gpus; }
+  // GPU sharing requests (docs/gpu-sharing.md): a fraction of one GPU in milli (0 = whole GPUs),
+  // CPU milli and memory MiB (0 = none).
+  int gpu_milli() const { return spec_->gpu_milli; }
+  std::int64_t cpu_milli() const { return spec_->cpu_milli; }
+  std::int64_t memory_mib() const { return spec_->memory_mib; }
+  // Whether the run shares GPUs (--gpu-sharing) and the job asks for any of the three: then
+  // find_placement places it with the shared placement, on one node, and only such a placement
+  // may start it. Always false in a run without --gpu-sharing.
+  bool uses_sharing() const { return sharing_run_ && spec_->uses_sharing(); }
   // The limit policies plan with: the trace's walltime, else the --estimate rule (> 0).
   TimeMs walltime_ms() const { return state_->walltime_ms; }
   std::int64_t priority() const { return spec_->priority; }
@@ -88,6 +98,7 @@ class JobView {
   const JobSpec* spec_;
   const JobState* state_;
   GpuTypeIndex gpu_type_;
+  bool sharing_run_;
 };
 
 // Running jobs by walltime-based end (last start + walltime), then job index.
@@ -154,7 +165,8 @@ class SchedContext {
   JobView job(JobIndex job) const {
     SCHEDLAB_ASSERT(job < job_specs_.size(), "policies ask about jobs of the trace");
     const GpuTypeIndex type = job_types_[job];
-    return JobView(job_specs_[job], job_states_[job], type == kUnknownGpuType ? kAnyGpuType : type);
+    return JobView(job_specs_[job], job_states_[job], type == kUnknownGpuType ? kAnyGpuType : type,
+                   sharing_run_);
   }
   virtual const RunOptions& options() const = 0;
   // Interned strings of the trace (users, tenants, GPU type names).
@@ -176,6 +188,15 @@ class SchedContext {
   // The placement strategy of this run, and the planning scratch copy of the cluster.
   virtual const PlacementStrategy& placement() const = 0;
   virtual WhatIf& what_if() const = 0;
+  // Necessary, not sufficient, for Decisions::find_placement(job) to find GPUs now: enough idle
+  // GPUs of the job's type or, in a run that shares GPUs, a partly used GPU for a job asking
+  // for part of one. Policies test it before trying a job.
+  virtual bool may_start_now(JobIndex job) const {
+    const JobView view = this->job(job);
+    return cluster().free_gpus_of(view.gpu_type()) >= view.gpus();
+  }
+  // Whether any job might start now: idle GPUs, or partly used GPUs in a run that shares them.
+  virtual bool capacity_left() const { return cluster().free_gpus() > 0; }
 
   // Progress, as the engine counts it (speed model, restart overhead and checkpoints included).
   // Work done by `job` by now, in reference milliseconds.
@@ -196,17 +217,20 @@ class SchedContext {
  protected:
   // The run's job arrays that job() reads, owned by the implementation; set before on_begin.
   // `types`: each job's GPU type index, kAnyGpuType or kUnknownGpuType.
+  // `sharing_run`: the run shares GPUs (--gpu-sharing).
   void set_jobs(std::span<const JobSpec> specs, std::span<const JobState> states,
-                std::span<const GpuTypeIndex> types) {
+                std::span<const GpuTypeIndex> types, bool sharing_run = false) {
     job_specs_ = specs;
     job_states_ = states;
     job_types_ = types;
+    sharing_run_ = sharing_run;
   }
 
  private:
   std::span<const JobSpec> job_specs_;
   std::span<const JobState> job_states_;
   std::span<const GpuTypeIndex> job_types_;
+  bool sharing_run_ = false;
 };
 
 class Decisions {

@@ -32,6 +32,10 @@ struct TenantsSpec;   // tenants.hpp
 
 struct RunOptions {
   std::string placement = "pack";
+  // --gpu-sharing: "off" (a fraction of a GPU holds a whole one; CPU and memory are not counted)
+  // or the shared placement (shared_placement.hpp) that places jobs asking for a fraction of a
+  // GPU, CPU or memory (docs/gpu-sharing.md).
+  std::string gpu_sharing = "off";
   EstimateMode estimate = EstimateMode::kExact;
   double estimate_factor = 1.0;
   bool walltime_kill = true;                // kill a job that reaches its walltime
@@ -61,11 +65,12 @@ struct RunOptions {
   bool failures_on() const { return failure_rate_per_1000_node_days > 0 || failure_trace; }
   // Whether `seed` can change a result: only generated failures (--failures rate=R) draw random
   // numbers, and a failure seed of their own (--failures seed=S) takes them off `seed`.
-  // Resampling the workload draws from `seed` too.
+  // Resampling the workload and the random-fit shared placement draw from `seed` too.
   bool seed_changes_results() const {
     return (failure_rate_per_1000_node_days > 0 && !failure_seed) ||
-           resample.kind != ResampleKind::kNone;
+           resample.kind != ResampleKind::kNone || gpu_sharing == "random-fit";
   }
+  bool gpu_sharing_on() const { return gpu_sharing != "off"; }
   bool speed_gpu_on() const {
     return speed_model == SpeedModel::kGpu || speed_model == SpeedModel::kFull;
   }

@@ -52,9 +52,9 @@ const char* shared_placement_name(SharedPlacementKind kind);
 // Throws ConfigError "unknown placement 'X' (known: ...)".
 SharedPlacementKind parse_shared_placement(const std::string& name);
 
-// Places tasks one at a time on `nodes`, which it changes. `meter` (needed by fgd and by
-// node_fragmentation_milli; may be null otherwise) and `rng` (random-fit) must outlive the
-// placer.
+// Places tasks on `nodes`, which only commit() and release() change while the placer lives.
+// `meter` (needed by fgd and by node_fragmentation_milli; may be null otherwise) and `rng`
+// (random-fit) must outlive the placer. Nodes marked unusable (set_usable) are never chosen.
 class SharedPlacer {
  public:
   SharedPlacer(SharedPlacementKind kind, std::vector<SharedNode>& nodes, FragmentationMeter* meter,
@@ -62,8 +62,16 @@ class SharedPlacer {
 
   // Chooses a node and GPUs for `task` and allocates them; nothing when the task fits no node.
   std::optional<SharedAllocation> place(const SharedTask& task);
+  // Chooses without allocating (random-fit draws from the Rng all the same).
+  std::optional<SharedAllocation> choose(const SharedTask& task);
+  // Allocates `task` on `gpus` of node `n` (InvariantError when it does not fit), and the inverse.
+  void commit(std::size_t n, const SharedTask& task, const std::vector<int>& gpus);
+  void release(std::size_t n, const SharedTask& task, const std::vector<int>& gpus);
+  void set_usable(std::size_t n, bool usable) { usable_[n] = usable ? 1 : 0; }
+  bool usable(std::size_t n) const { return usable_[n] != 0; }
   SharedPlacementKind kind() const { return kind_; }
-  // F_n(M) of node n in its current state; kept per node, recomputed after a placement there.
+  const std::vector<SharedNode>& nodes() const { return nodes_; }
+  // F_n(M) of node n in its current state; kept per node, recomputed after a change there.
   double node_fragmentation_milli(std::size_t n);
 
  private:
@@ -77,8 +85,10 @@ class SharedPlacer {
   Rng& rng_;
   double cpu_norm_ = 1.0;
   double gpu_norm_ = 1.0;
-  std::vector<std::uint64_t> demand_tags_;  // gpu-clustering: demands held, a bit each
-  std::vector<double> fragmentation_;       // F_n(M) of each node now; < 0 = not known
+  std::vector<std::uint64_t> demand_tags_;    // gpu-clustering: demands held, a bit each
+  std::vector<std::uint32_t> demand_counts_;  // gpu-clustering: [node * 64 + bit] tasks held
+  std::vector<std::uint8_t> usable_;          // [node] 1 = may be chosen
+  std::vector<double> fragmentation_;         // F_n(M) of each node now; < 0 = not known
   SharedNode scratch_;
 };
 

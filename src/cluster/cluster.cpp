@@ -55,6 +55,9 @@ Cluster::Cluster(const ClusterSpec& spec)
     if (g.gpus_per_node < 1 || g.gpus_per_node > kMaxGpusPerNode)
       throw ConfigError(
           fmt::format("{}: {} GPUs per node is outside 1..64", spec.source, g.gpus_per_node));
+    if (!g.node_capacities.empty() && g.node_capacities.size() != g.count)
+      throw ConfigError(fmt::format("{}: node group {} lists {} node capacities for {} nodes",
+                                    spec.source, gi, g.node_capacities.size(), g.count));
     const std::string rack_base = g.rack.empty() ? fmt::format("rack-{}", gi) : g.rack;
     // A group's nodes go to one rack, or to racks of nodes_per_rack nodes ("<rack>-<k>").
     auto rack_id = [&](const std::string& rack_name) {
@@ -108,6 +111,7 @@ Cluster::Cluster(const ClusterSpec& spec)
                       : rack_id(fmt::format("{}-{}", rack_base, i / g.nodes_per_rack));
       node.first_gpu_id = next_gpu;
       node.free_mask = node.all_mask();
+      node.capacity = g.node_capacities.empty() ? g.capacity : g.node_capacities[i];
       next_gpu += static_cast<std::uint64_t>(g.gpus_per_node);
       nodes_.push_back(node);
       group.nodes_by_free[static_cast<std::size_t>(g.gpus_per_node)].insert(i);

@@ -8,6 +8,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/job.hpp"
 #include "schedlab/json_keys.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/names.hpp"
@@ -282,10 +283,11 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
     const std::string path = fmt::format("$.node_groups[{}]", i);
     const auto& g = groups[i];
     if (!g.is_object()) throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
-    check_keys(g,
-               {"count", "gpus_per_node", "gpu_type", "rack", "pod", "nodes_per_rack",
-                "nvlink_domain_gpus", "uplink_gbps", "base_watts", "off_watts"},
-               path, source);
+    check_keys(
+        g,
+        {"count", "gpus_per_node", "gpu_type", "rack", "pod", "nodes_per_rack",
+         "nvlink_domain_gpus", "uplink_gbps", "base_watts", "off_watts", "cpu_milli", "memory_mib"},
+        path, source);
     NodeGroupSpec group;
     const double count = json_number(g, "count", path, source);
     const double gpus = json_number(g, "gpus_per_node", path, source);
@@ -318,6 +320,10 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
     group.uplink_gbps = json_number_in(g, "uplink_gbps", path, source, kUnsetNumber, 1e-3, 1e9);
     group.base_power_w = json_number_in(g, "base_watts", path, source, kUnsetNumber, 0, 1e6);
     group.off_power_w = json_number_in(g, "off_watts", path, source, kUnsetNumber, 0, 1e6);
+    group.capacity.cpu_milli =
+        json_integer_in(g, "cpu_milli", path, source, 0, 1, kMaxTraceCpuMilli);
+    group.capacity.memory_mib =
+        json_integer_in(g, "memory_mib", path, source, 0, 1, kMaxTraceMemoryMib);
     spec.groups.push_back(group);
   }
   return spec;

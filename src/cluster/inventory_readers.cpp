@@ -44,16 +44,19 @@ void add_type(ClusterSpec& spec, const std::string& name) {
 }
 
 // Adds `count` nodes of (type, gpus) to the group of that shape, creating it at first sight.
+// A node's CPU and memory, when the inventory has them, go to the group's per-node list.
 void add_nodes(ClusterSpec& spec, const std::string& type, int gpus, std::uint32_t count,
-               const std::string& rack) {
+               const std::string& rack, const NodeCapacity* capacity = nullptr) {
   for (auto& g : spec.groups) {
     if (g.gpu_type == type && g.gpus_per_node == gpus && g.rack == rack) {
       g.count += count;
+      if (capacity != nullptr) g.node_capacities.insert(g.node_capacities.end(), count, *capacity);
       return;
     }
   }
   add_type(spec, type);
   spec.groups.push_back(NodeGroupSpec{count, gpus, type, rack});
+  if (capacity != nullptr) spec.groups.back().node_capacities.assign(count, *capacity);
 }
 
 ClusterSpec finish(ClusterSpec spec, const std::string& path, std::uint64_t left_out,
@@ -68,9 +71,9 @@ ClusterSpec finish(ClusterSpec spec, const std::string& path, std::uint64_t left
 }  // namespace
 
 ClusterSpec read_openb_node_list(const std::string& path) {
-  enum Column : std::size_t { kName, kGpu, kModel };
+  enum Column : std::size_t { kName, kGpu, kModel, kCpu, kMemory };
   static constexpr trace_kit::ColumnSpec kColumns[] = {
-      {"sn", true}, {"gpu", true}, {"model", true}};
+      {"sn", true}, {"gpu", true}, {"model", true}, {"cpu_milli", false}, {"memory_mib", false}};
   const std::string text = read_file_bytes(path);
   trace_kit::HeaderedCsv csv(path, text, kColumns);
   const trace_kit::RowParser& row = csv.row();
@@ -87,7 +90,15 @@ ClusterSpec read_openb_node_list(const std::string& path) {
       continue;
     }
     if (row.missing(kModel)) row.fail(kModel, "a GPU model for a node with GPUs");
-    add_nodes(spec, std::string(row.text(kModel)), gpus, 1, "");
+    // Without both columns, CPU and memory are not modeled.
+    const bool has_capacity = row.has(kCpu) && row.has(kMemory);
+    NodeCapacity capacity;
+    if (has_capacity) {
+      capacity.cpu_milli = row.integer(kCpu, 1, kMaxTraceCpuMilli, "an integer in 1..1000000000");
+      capacity.memory_mib =
+          row.integer(kMemory, 1, kMaxTraceMemoryMib, "an integer in 1..1073741824");
+    }
+    add_nodes(spec, std::string(row.text(kModel)), gpus, 1, "", has_capacity ? &capacity : nullptr);
   }
   return finish(std::move(spec), path, cpu_nodes, "nodes without GPUs");
 }

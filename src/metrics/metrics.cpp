@@ -488,9 +488,9 @@ std::string MetricsCollector::timeseries_csv() const {
       extended_ ? "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w,"
                   "nodes_off,nodes_down\n"
                 : "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n";
-  if (extra_columns_) {
+  if (!extra_columns_.empty()) {
     out.pop_back();
-    extra_columns_->append_header(out);
+    for (const auto* columns : extra_columns_) columns->append_header(out);
     out.push_back('\n');
   }
   out.reserve(series_.size() * 64 + out.size());
@@ -510,7 +510,8 @@ std::string MetricsCollector::timeseries_csv() const {
         append_fixed(out, value, 3);
       }
     }
-    if (extra_columns_) extra_columns_->append_row(out, row.start_ms, row.covered_ms);
+    for (const auto* columns : extra_columns_)
+      columns->append_row(out, row.start_ms, row.covered_ms);
     out.push_back('\n');
   }
   return out;

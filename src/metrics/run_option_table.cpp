@@ -12,6 +12,7 @@
 #include "schedlab/json_text.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/resample.hpp"
+#include "schedlab/shared_placement.hpp"
 #include "schedlab/tenants.hpp"
 
 namespace schedlab {
@@ -64,6 +65,16 @@ const RunOptionInfo kTable[] = {
        o.placement = text_of(v);
      },
      [](const RunOptions& o) { return Json(o.placement); }},
+    {"gpu_sharing", "--gpu-sharing", RunOptionKind::kText,
+     "share GPUs and count CPU and memory, placing such jobs by: off | random-fit | best-fit | "
+     "dot-product | gpu-packing | gpu-clustering | fgd",
+     true, true, SummaryEcho::kWhenSet,
+     [](RunOptions& o, const RunOptionValue& v) {
+       if (text_of(v) != "off") parse_shared_placement(text_of(v));  // throws for unknown names
+       o.gpu_sharing = text_of(v);
+     },
+     [](const RunOptions& o) { return Json(o.gpu_sharing); },
+     [](const RunOptions& o) { return o.gpu_sharing_on(); }},
     {"estimate", "--estimate", RunOptionKind::kText,
      "walltime for jobs without one: exact | factor:X | column", true, true, SummaryEcho::kAlways,
      [](RunOptions& o, const RunOptionValue& v) { parse_estimate(text_of(v), o); },

@@ -7,8 +7,7 @@ namespace schedlab {
 
 bool GreedyPolicy::try_start(const SchedContext& ctx, Decisions& decisions, Queue::iterator it) {
   const JobIndex job = it->second;
-  const JobView view = ctx.job(job);
-  if (ctx.cluster().free_gpus_of(view.gpu_type()) < view.gpus()) return false;
+  if (!ctx.may_start_now(job)) return false;
   if (!decisions.try_start(job)) return false;
   queue_.erase(it);
   return true;
@@ -22,7 +21,7 @@ void GreedyPolicy::schedule(const SchedContext& ctx, Decisions& decisions) {
   }
   const Changes& changes = ctx.changes();
   if (changes.released()) {
-    for (auto it = queue_.begin(); it != queue_.end() && ctx.cluster().free_gpus() > 0;) {
+    for (auto it = queue_.begin(); it != queue_.end() && ctx.capacity_left();) {
       const auto next = std::next(it);
       try_start(ctx, decisions, it);
       it = next;
@@ -35,7 +34,7 @@ void GreedyPolicy::schedule(const SchedContext& ctx, Decisions& decisions) {
   for (JobIndex job : changes.arrived) fresh.push_back(entry(ctx, job));
   std::sort(fresh.begin(), fresh.end());
   for (const Entry& entry : fresh) {
-    if (ctx.cluster().free_gpus() == 0) break;
+    if (!ctx.capacity_left()) break;
     const auto it = queue_.find(entry);
     if (it != queue_.end()) try_start(ctx, decisions, it);
   }

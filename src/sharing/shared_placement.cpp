@@ -69,7 +69,9 @@ SharedPlacer::SharedPlacer(SharedPlacementKind kind, std::vector<SharedNode>& no
       meter_(meter),
       rng_(rng),
       demand_tags_(nodes.size(), 0),
+      usable_(nodes.size(), 1),
       fragmentation_(nodes.size(), -1.0) {
+  if (kind == SharedPlacementKind::kGpuClustering) demand_counts_.assign(nodes.size() * 64, 0);
   SCHEDLAB_ASSERT(kind != SharedPlacementKind::kFgd || meter != nullptr,
                   "fgd placement needs a fragmentation meter");
   for (const auto& node : nodes) {
@@ -150,7 +152,7 @@ double SharedPlacer::score(std::size_t n, const SharedTask& task, std::vector<in
 std::optional<SharedAllocation> SharedPlacer::choose_random(const SharedTask& task) {
   std::vector<std::size_t> feasible;
   for (std::size_t n = 0; n < nodes_.size(); ++n)
-    if (fits(nodes_[n], task)) feasible.push_back(n);
+    if (usable_[n] != 0 && fits(nodes_[n], task)) feasible.push_back(n);
   if (feasible.empty()) return std::nullopt;
   const std::size_t n = feasible[static_cast<std::size_t>(
       rng_.uniform_int(0, static_cast<std::int64_t>(feasible.size()) - 1))];
@@ -167,6 +169,12 @@ std::optional<SharedAllocation> SharedPlacer::choose_random(const SharedTask& ta
 }
 
 std::optional<SharedAllocation> SharedPlacer::place(const SharedTask& task) {
+  auto best = choose(task);
+  if (best) commit(best->node, task, best->gpus);
+  return best;
+}
+
+std::optional<SharedAllocation> SharedPlacer::choose(const SharedTask& task) {
   std::optional<SharedAllocation> best;
   if (kind_ == SharedPlacementKind::kRandomFit) {
     best = choose_random(task);
@@ -174,7 +182,7 @@ std::optional<SharedAllocation> SharedPlacer::place(const SharedTask& task) {
     double best_score = kNoScore;
     std::vector<int> gpus;
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      if (!fits(nodes_[n], task)) continue;
+      if (usable_[n] == 0 || !fits(nodes_[n], task)) continue;
       gpus.clear();
       const double s = score(n, task, gpus);
       if (!best || s > best_score) {
@@ -185,12 +193,29 @@ std::optional<SharedAllocation> SharedPlacer::place(const SharedTask& task) {
     // Scores that do not choose GPUs leave them to the default (none for a CPU-only task).
     if (best && best->gpus.empty()) best->gpus = tightest_gpus(nodes_[best->node], task);
   }
-  if (!best) return std::nullopt;
-  SharedNode& node = nodes_[best->node];
-  allocate(node, task, best->gpus);
-  if (task.gpus > 0) demand_tags_[best->node] |= demand_bit(task);
-  fragmentation_[best->node] = -1.0;
   return best;
+}
+
+void SharedPlacer::commit(std::size_t n, const SharedTask& task, const std::vector<int>& gpus) {
+  allocate(nodes_[n], task, gpus);
+  if (task.gpus > 0) {
+    const std::uint64_t bit = demand_bit(task);
+    demand_tags_[n] |= bit;
+    if (!demand_counts_.empty())
+      ++demand_counts_[n * 64 + static_cast<std::size_t>(std::countr_zero(bit))];
+  }
+  fragmentation_[n] = -1.0;
+}
+
+void SharedPlacer::release(std::size_t n, const SharedTask& task, const std::vector<int>& gpus) {
+  schedlab::release(nodes_[n], task, gpus);
+  if (task.gpus > 0 && !demand_counts_.empty()) {
+    const std::uint64_t bit = demand_bit(task);
+    std::uint32_t& count = demand_counts_[n * 64 + static_cast<std::size_t>(std::countr_zero(bit))];
+    SCHEDLAB_ASSERT(count > 0, "a released task's demand was held on its node");
+    if (--count == 0) demand_tags_[n] &= ~bit;
+  }
+  fragmentation_[n] = -1.0;
 }
 
 }  // namespace schedlab

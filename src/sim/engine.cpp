@@ -14,6 +14,7 @@
 #include "../models/node_failures.hpp"
 #include "../models/placement_speed.hpp"
 #include "../models/power_states.hpp"
+#include "gpu_sharing_state.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/power_model.hpp"
@@ -62,8 +63,12 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       return trace.jobs[a].submit_ms < trace.jobs[b].submit_ms;
     });
     events_.reserve(1024);
-    set_jobs(trace.jobs, states_, job_type_);
+    set_jobs(trace.jobs, states_, job_type_, options.gpu_sharing_on());
     init_cluster_models();
+    if (options.gpu_sharing_on()) {
+      sharing_ = std::make_unique<GpuSharingState>(trace, cluster_, job_type_, options);
+      what_if_.set_sharing(sharing_.get(), &trace.jobs);
+    }
   }
 
   // --- SchedContext and RunView ---
@@ -84,6 +89,21 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::size_t job_count() const override { return states_.size(); }
   const PlacementStrategy& placement() const override { return *placement_; }
   WhatIf& what_if() const override { return what_if_; }
+  bool may_start_now(JobIndex job) const override {
+    if (sharing_) return sharing_->may_fit_now(job, cluster_);
+    return SchedContext::may_start_now(job);
+  }
+  bool capacity_left() const override {
+    return cluster_.free_gpus() > 0 || (sharing_ && sharing_->snapshot().partly_used_gpus > 0);
+  }
+  const SharingSnapshot* sharing() const override {
+    if (!sharing_) return nullptr;
+    sharing_->sync_nodes(cluster_);
+    return &sharing_->snapshot();
+  }
+  void check_sharing_invariants() const override {
+    if (sharing_) sharing_->check_invariants(cluster_);
+  }
   const Changes& changes() const override { return changes_; }
   const TenantTable& tenants() const override { return tenants_; }
   const TenantUsage& tenant_usage() const override { return tenant_usage_; }
@@ -152,15 +172,24 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       policy_error("start", job,
                    fmt::format("placement has {} GPUs, job needs {}",
                                placement_gpu_count(placement), spec.gpus));
-    if (!cluster_.can_allocate(placement))
+    if (sharing_) {
+      if (std::string why = sharing_->check(job, placement, cluster_); !why.empty())
+        policy_error("start", job, why);
+    } else if (!cluster_.can_allocate(placement)) {
       policy_error(
           "start", job,
           "placement names GPUs that are not free, do not exist, or is not sorted by node");
+    }
     for (const auto& a : placement) {
       if (!Cluster::type_matches(job_type_[job], cluster_.node(a.node).type))
         policy_error("start", job, fmt::format("node {} is not of the job's gpu_type", a.node));
     }
-    cluster_.allocate(placement);
+    // With sharing, the cluster's free masks change only for GPUs that were idle.
+    const Placement became_busy = sharing_ ? sharing_->allocate(job, placement) : Placement{};
+    if (!sharing_)
+      cluster_.allocate(placement);
+    else if (!became_busy.empty())
+      cluster_.allocate(became_busy);
     ++state.attempt;
     state.placement = std::move(placement);
     tenant_usage_.add(tenants_.of_job(job), cluster_, state.placement, now_);
@@ -180,7 +209,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     running_.push_back(job);
     if (queue_view_on_) queue_view_.erase(job);
     if (running_by_end_on_) running_by_end_.emplace(walltime_end_ms(job), job);
-    what_if_.on_real_start(state.placement);
+    if (!sharing_ || !became_busy.empty())
+      what_if_.on_real_start(sharing_ ? became_busy : state.placement);
     --queued_jobs_;
     queued_gpus_ -= spec.gpus;
     notify(job, JobTransition::kStarted);
@@ -189,6 +219,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::optional<Placement> find_placement(JobIndex job) const override {
     const JobSpec& spec = trace_.jobs.at(job);
     if (job_type_[job] == kUnknownGpuType) return std::nullopt;
+    if (sharing_ && spec.uses_sharing()) return sharing_->choose(job, cluster_);
     return placement_->place(cluster_, job_type_[job], spec.gpus);
   }
 
@@ -407,6 +438,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     } else if (spec.gpus > cluster_.total_gpus_of(type)) {
       reason = type == kAnyGpuType ? RejectReason::kMoreGpusThanCluster
                                    : RejectReason::kMoreGpusThanType;
+    } else if (sharing_ && spec.uses_sharing() && !sharing_->fits_some_node(job)) {
+      reason = RejectReason::kFitsNoNode;
     }
     if (reason != RejectReason::kNone) {
       state.status = JobStatus::kRejected;
@@ -441,9 +474,12 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     const TimeMs progress_ms = attempt_progress_ms(state, elapsed_ms);
     state.run_ms += elapsed_ms;
     state.lost_gpu_ms += overhead_spent_ms * spec.gpus;
-    cluster_.release(state.placement);
+    const Placement became_idle = sharing_ ? sharing_->release(job, state.placement) : Placement{};
+    if (!sharing_ || !became_idle.empty())
+      cluster_.release(sharing_ ? became_idle : state.placement);
     tenant_usage_.remove(tenants_.of_job(job), cluster_, state.placement, now_);
-    what_if_.on_real_stop(state.placement);
+    if (!sharing_ || !became_idle.empty())
+      what_if_.on_real_stop(sharing_ ? became_idle : state.placement);
     if (running_by_end_on_) running_by_end_.erase({walltime_end_ms(job), job});
     if (models_on_) models_stop(job);
     const std::uint32_t pos = running_pos_[job];
@@ -675,6 +711,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::vector<std::uint32_t> running_pos_;
   std::vector<JobIndex> pending_requeue_;
   mutable WhatIfCluster what_if_;
+  // --gpu-sharing: GPU milli, CPU and memory per node, and the shared placement; null when off.
+  std::unique_ptr<GpuSharingState> sharing_;
   TenantTable tenants_;
   TenantUsage tenant_usage_;
   Changes changes_;

@@ -1,5 +1,7 @@
 #include "schedlab/invariant_observer.hpp"
 
+#include <bit>
+
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
@@ -33,6 +35,11 @@ void InvariantObserver::check_capacity(const RunView& ctx) const {
       violated("a job in the running set is not running");
     running_gpus += ctx.spec(j).gpus;
   }
+  if (ctx.sharing() != nullptr) {
+    // Shared GPUs: jobs need more GPUs than are busy; the milli, CPU and memory books must hold.
+    ctx.check_sharing_invariants();
+    return;
+  }
   if (running_gpus != held_gpus_)
     violated(fmt::format("running jobs need {} GPUs, {} are held", running_gpus, held_gpus_));
 }
@@ -48,6 +55,18 @@ void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition w
   ++transitions_;
   const JobState& state = ctx.state(job);
   const auto job_id = ctx.spec(job).id;
+  // A slot holds 0 (idle), job + 1 (held whole) or minus the number of jobs holding part of it.
+  const bool shares = ctx.sharing() != nullptr && ctx.spec(job).gpu_milli > 0;
+  auto share = [&](int delta) {
+    const auto& a = state.placement.front();
+    auto& slot = owner_[a.node][static_cast<std::size_t>(std::countr_zero(a.gpus))];
+    if (slot > 0 || (delta < 0 && slot == 0))
+      violated(fmt::format("job '{}': its share of GPU {} of node {} is not a share", job_id,
+                           std::countr_zero(a.gpus), a.node));
+    if (slot == 0) ++held_gpus_;
+    slot -= delta;
+    if (slot == 0) --held_gpus_;
+  };
   auto mark = [&](std::int64_t from_owner, std::int64_t to_owner) {
     for (const auto& a : state.placement) {
       for (int g = 0; g < ctx.cluster().node(a.node).gpus; ++g) {
@@ -66,6 +85,10 @@ void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition w
       if (placement_gpu_count(state.placement) != ctx.spec(job).gpus)
         violated(fmt::format("job '{}' holds {} GPUs, needs {}", job_id,
                              placement_gpu_count(state.placement), ctx.spec(job).gpus));
+      if (shares) {
+        share(1);
+        break;
+      }
       mark(0, static_cast<std::int64_t>(job) + 1);
       held_gpus_ += ctx.spec(job).gpus;
       break;
@@ -75,6 +98,10 @@ void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition w
     case JobTransition::kWalltimeReached:
       if (what == JobTransition::kPreempted) ++preemptions_;
       if (what == JobTransition::kFailed) ++failures_;
+      if (shares) {
+        share(-1);
+        break;
+      }
       mark(static_cast<std::int64_t>(job) + 1, 0);
       held_gpus_ -= ctx.spec(job).gpus;
       break;

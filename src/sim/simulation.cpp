@@ -10,6 +10,7 @@
 #include "schedlab/metrics.hpp"
 #include "schedlab/policy.hpp"
 #include "schedlab/resample.hpp"
+#include "schedlab/sharing_metrics.hpp"
 #include "schedlab/tenant_metrics.hpp"
 
 namespace schedlab {
@@ -37,6 +38,12 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
     engine.add_observer(tenant_metrics.emplace(request.files));
     metrics.add_series_columns(*tenant_metrics);
   }
+  // GPU sharing metrics when the run shares GPUs (docs/gpu-sharing.md).
+  std::optional<SharingMetrics> sharing_metrics;
+  if (options.gpu_sharing_on()) {
+    engine.add_observer(sharing_metrics.emplace());
+    metrics.add_series_columns(*sharing_metrics);
+  }
   AttemptLog attempts;
   if (request.files) engine.add_observer(attempts);
   for (auto* observer : extra_observers) engine.add_observer(*observer);
@@ -62,6 +69,7 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
       rho.push_back(isolated.rho);
     tenant_metrics->set_finish_time_fairness(std::move(rho));
   }
+  if (sharing_metrics) result.summary["sharing"] = sharing_metrics->summary_json();
   if (tenant_metrics) {
     result.summary["tenants"] = tenant_metrics->tenants_json();
     result.summary["fairness"] = tenant_metrics->fairness_json();

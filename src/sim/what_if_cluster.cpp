@@ -1,7 +1,9 @@
 #include "what_if_cluster.hpp"
 
 #include <algorithm>
+#include <bit>
 
+#include "gpu_sharing_state.hpp"
 #include "schedlab/error.hpp"
 
 namespace schedlab {
@@ -34,6 +36,17 @@ void WhatIfCluster::release(JobIndex running_job) {
       "WhatIf::release takes a running job");
   const Placement& placement = states_[running_job].placement;
   Cluster& copy = scratch();
+  if (sharing_ != nullptr && (*specs_)[running_job].gpu_milli > 0) {
+    // Part of one GPU: free here once every share of it is released.
+    const NodeAllocation& a = placement.front();
+    const int gpu = std::countr_zero(a.gpus);
+    int& released =
+        released_milli_[copy.node(a.node).first_gpu_id + static_cast<std::uint64_t>(gpu)];
+    released += (*specs_)[running_job].gpu_milli;
+    if (sharing_->node(a.node).gpu_milli_free[static_cast<std::size_t>(gpu)] + released <
+        kMilliPerGpu)
+      return;
+  }
   for (const auto& a : placement) {
     SCHEDLAB_ASSERT((copy.node(a.node).free_mask & a.gpus) == 0,
                     "WhatIf::release of a job whose GPUs are already free here");
@@ -64,6 +77,7 @@ std::optional<Placement> WhatIfCluster::place(GpuTypeIndex type, int gpus) const
 }
 
 void WhatIfCluster::reset() {
+  released_milli_.clear();
   if (touched_.empty()) return;
   Cluster& copy = scratch();
   Placement to_release;

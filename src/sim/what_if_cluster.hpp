@@ -9,11 +9,14 @@
 #pragma once
 
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "schedlab/policy.hpp"
 
 namespace schedlab {
+
+class GpuSharingState;
 
 class WhatIfCluster final : public WhatIf {
  public:
@@ -29,6 +32,12 @@ class WhatIfCluster final : public WhatIf {
   void reset() override;
 
   // --- the engine's side ---
+  // With --gpu-sharing: a job holding part of a GPU frees it here only when the GPU's other
+  // holders are released too.
+  void set_sharing(const GpuSharingState* sharing, const std::vector<JobSpec>* specs) {
+    sharing_ = sharing;
+    specs_ = specs;
+  }
   void on_real_start(const Placement& placement);
   void on_real_stop(const Placement& placement);
   // After every schedule() call: undoes the tentative changes and asserts that the copy matches
@@ -53,6 +62,9 @@ class WhatIfCluster final : public WhatIf {
   std::vector<GpuMask> freed_;  // [node] GPUs freed tentatively (busy in the engine)
   std::vector<NodeIndex> touched_;
   std::vector<std::uint8_t> is_touched_;
+  const GpuSharingState* sharing_ = nullptr;
+  const std::vector<JobSpec>* specs_ = nullptr;
+  std::unordered_map<std::uint64_t, int> released_milli_;  // [global GPU id] milli released here
 };
 
 }  // namespace schedlab

@@ -26,7 +26,7 @@ void append_seconds(fmt::memory_buffer& out, TimeMs ms) {
 std::string format_native_trace(const Trace& trace) {
   bool walltime = false, priority = false, user = false, tenant = false, gpu_type = false;
   bool preemptible = false, checkpoint = false, restart = false, status = false, comm = false;
-  bool speeds = false;
+  bool speeds = false, gpu_milli = false, cpu_milli = false, memory_mib = false;
   for (const auto& job : trace.jobs) {
     walltime |= job.walltime_ms != kUnsetMs;
     priority |= job.priority != 0;
@@ -39,6 +39,9 @@ std::string format_native_trace(const Trace& trace) {
     status |= job.status != 0;
     comm |= job.comm != CommSensitivity::kMedium;
     speeds |= job.speed_profile != 0;
+    gpu_milli |= job.gpu_milli != 0;
+    cpu_milli |= job.cpu_milli != 0;
+    memory_mib |= job.memory_mib != 0;
   }
   fmt::memory_buffer out;
   out.reserve(trace.jobs.size() * 48 + 128);
@@ -48,6 +51,12 @@ std::string format_native_trace(const Trace& trace) {
                  preemptible ? ",preemptible" : "", checkpoint ? ",checkpoint_interval" : "",
                  restart ? ",restart_overhead" : "", status ? ",status" : "", comm ? ",comm" : "",
                  speeds ? ",speeds" : "");
+  // The sharing columns follow the header line's others (written only when a job uses them).
+  if (gpu_milli || cpu_milli || memory_mib) {
+    out.resize(out.size() - 1);  // the header's newline
+    fmt::format_to(std::back_inserter(out), "{}{}{}\n", gpu_milli ? ",gpu_milli" : "",
+                   cpu_milli ? ",cpu_milli" : "", memory_mib ? ",memory_mib" : "");
+  }
   auto text = [&](StringId id) {
     out.push_back(',');
     const std::string quoted = csv_field(trace.strings.str(id));
@@ -84,6 +93,12 @@ std::string format_native_trace(const Trace& trace) {
       out.push_back(',');
       out.append(field.data(), field.data() + field.size());
     }
+    if (gpu_milli) {  // empty = whole GPUs
+      out.push_back(',');
+      if (job.gpu_milli != 0) fmt::format_to(std::back_inserter(out), "{}", job.gpu_milli);
+    }
+    if (cpu_milli) fmt::format_to(std::back_inserter(out), ",{}", job.cpu_milli);
+    if (memory_mib) fmt::format_to(std::back_inserter(out), ",{}", job.memory_mib);
     out.push_back('\n');
   }
   return fmt::to_string(out);

@@ -20,12 +20,15 @@ enum Column : std::size_t {
   kPhase,
   kCreation,
   kDeletion,
-  kScheduled
+  kScheduled,
+  kCpuMilli,
+  kMemoryMib
 };
 constexpr trace_kit::ColumnSpec kColumns[] = {
     {"name", true},          {"num_gpu", true},       {"gpu_milli", false},
     {"gpu_spec", false},     {"qos", false},          {"pod_phase", true},
-    {"creation_time", true}, {"deletion_time", true}, {"scheduled_time", true}};
+    {"creation_time", true}, {"deletion_time", true}, {"scheduled_time", true},
+    {"cpu_milli", false},    {"memory_mib", false}};
 
 // QoS class -> priority: latency-sensitive and guaranteed pods above burstable above best-effort.
 std::int64_t qos_priority(std::string_view qos) {
@@ -74,9 +77,19 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
       skipped.add("no run time (deletion_time <= scheduled_time)");
       continue;
     }
-    // A fraction of a GPU (gpu_milli < 1000) holds one whole GPU in schedlab.
-    if (gpu_milli < 1000) ++shared_gpu;
+    // The real requests; a run shares GPUs and counts CPU and memory only with --gpu-sharing on,
+    // otherwise a fraction of a GPU holds a whole one (docs/gpu-sharing.md).
     job.gpus = static_cast<std::int32_t>(gpus);
+    if (gpu_milli > 0 && gpu_milli < 1000) {
+      ++shared_gpu;
+      if (gpus != 1) row.fail(kGpuMilli, "1000 for a pod of more than one GPU");
+      job.gpu_milli = static_cast<std::int32_t>(gpu_milli);
+    }
+    if (!row.missing(kCpuMilli))
+      job.cpu_milli = row.integer(kCpuMilli, 0, kMaxTraceCpuMilli, "an integer in 0..1000000000");
+    if (!row.missing(kMemoryMib))
+      job.memory_mib =
+          row.integer(kMemoryMib, 0, kMaxTraceMemoryMib, "an integer in 0..1073741824");
     job.duration_ms = deletion_ms - scheduled_ms;
     job.status = trace.strings.intern(row.text(kPhase));
     if (row.has(kQos)) {
@@ -95,7 +108,8 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
   }
   if (shared_gpu > 0)
     spdlog::info(
-        "{}: {} pods request a fraction of a GPU (gpu_milli < 1000); each holds one whole GPU",
+        "{}: {} pods request a fraction of a GPU (gpu_milli < 1000); each holds one whole GPU "
+        "unless the run shares GPUs (--gpu-sharing on)",
         path, shared_gpu);
   if (multi_model > 0)
     spdlog::warn("{}: {} pods accept several GPU models (gpu_spec 'A|B'); they run on any type",

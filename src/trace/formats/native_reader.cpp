@@ -29,6 +29,9 @@ enum Column : std::size_t {
   kStatus,
   kComm,
   kSpeeds,
+  kGpuMilli,
+  kCpuMilli,
+  kMemoryMib,
   kColumnCount
 };
 
@@ -46,7 +49,10 @@ constexpr const char* kColumnNames[kColumnCount] = {"id",
                                                     "restart_overhead",
                                                     "status",
                                                     "comm",
-                                                    "speeds"};
+                                                    "speeds",
+                                                    "gpu_milli",
+                                                    "cpu_milli",
+                                                    "memory_mib"};
 constexpr std::size_t kRequiredColumns = 4;  // the first four
 
 class NativeReader {
@@ -95,6 +101,7 @@ class NativeReader {
         job.restart_overhead_ms = seconds(fields, kRestartOverhead, line, /*allow_zero=*/true);
       if (has(kComm)) job.comm = comm_sensitivity(fields, line);
       if (has(kSpeeds)) job.speed_profile = speed_profile(fields, line, trace);
+      read_sharing_columns(fields, line, job);
       trace.jobs.push_back(std::move(job));
     }
     if (trace.jobs.empty())
@@ -212,6 +219,25 @@ class NativeReader {
     return id;
   }
 
+  // Columns gpu_milli (1..1000, only with gpus = 1; 1000 = a whole GPU), cpu_milli and
+  // memory_mib (>= 0); empty = none (docs/gpu-sharing.md).
+  void read_sharing_columns(const std::vector<std::string_view>& fields, std::size_t line,
+                            JobSpec& job) const {
+    if (has(kGpuMilli) && !trim(field(fields, kGpuMilli)).empty()) {
+      const auto milli = integer(fields, kGpuMilli, line, 1, 1000, "an integer in 1..1000");
+      if (milli < 1000 && job.gpus != 1)
+        throw bad(line, kGpuMilli, trim(field(fields, kGpuMilli)),
+                  "1000 for a job of more than one GPU (a fraction needs gpus = 1)");
+      job.gpu_milli = milli == 1000 ? 0 : static_cast<std::int32_t>(milli);
+    }
+    if (has(kCpuMilli) && !trim(field(fields, kCpuMilli)).empty())
+      job.cpu_milli =
+          integer(fields, kCpuMilli, line, 0, kMaxTraceCpuMilli, "an integer in 0..1000000000");
+    if (has(kMemoryMib) && !trim(field(fields, kMemoryMib)).empty())
+      job.memory_mib =
+          integer(fields, kMemoryMib, line, 0, kMaxTraceMemoryMib, "an integer in 0..1073741824");
+  }
+
   bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line,
                bool fallback) const {
     const std::string_view text = trim(field(fields, c));
@@ -227,9 +253,9 @@ class NativeReader {
   CsvReader csv_;
   std::size_t header_size_ = 0;
   std::map<std::string, std::uint32_t, std::less<>> profile_ids_;  // `speeds` text -> profile
-  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing,
-                                      kMissing, kMissing, kMissing, kMissing, kMissing,
-                                      kMissing, kMissing, kMissing, kMissing, kMissing};
+  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing};
 };
 
 }  // namespace

@@ -38,6 +38,11 @@ std::string trace_fingerprint(const Trace& trace) {
     hash.add_u64(static_cast<std::uint64_t>(job.priority));
     hash.add_u64(job.preemptible ? 1 : 0);
     for (const unsigned char c : trace.strings.str(job.gpu_type)) hash.add_u64(c);
+    if (job.uses_sharing()) {  // only then, so whole-GPU traces keep their fingerprints
+      hash.add_u64(static_cast<std::uint64_t>(job.gpu_milli));
+      hash.add_u64(static_cast<std::uint64_t>(job.cpu_milli));
+      hash.add_u64(static_cast<std::uint64_t>(job.memory_mib));
+    }
   }
   hash.add_u64(trace.jobs.size());
   return hash.hex();
