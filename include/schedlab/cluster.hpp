@@ -33,6 +33,9 @@ struct GpuType {
   // Nodes with another GPU count scale the base linearly (docs/cluster.md).
   double node_base_power_w = kUnsetNumber;
   double node_off_power_w = kUnsetNumber;
+  // MIG geometry (mig.hpp, e.g. "a100-80gb"): jobs asking for a MIG profile may run in slices of
+  // this type's GPUs in runs that share GPUs. Empty = no MIG.
+  std::string mig{};
 };
 
 // CPU (thousandths of a core) and memory of one node; 0 = not modeled (docs/gpu-sharing.md).

@@ -45,7 +45,12 @@ struct JobSpec {
   StringId user = 0;              // into Trace::strings
   StringId tenant = 0;            // virtual cluster / tenant
   StringId gpu_type = 0;          // constraint; 0 = any type
-  StringId status = 0;            // original trace status, if the format has one
+  // Several accepted GPU types ("A|B"): index into Trace::gpu_type_sets; 0 = none. Honoured by
+  // the shared placement (docs/gpu-sharing.md); gpu_type is then 0.
+  std::uint32_t gpu_type_set = 0;
+  // A MIG profile the job runs in (mig.hpp, e.g. "3g.40gb"), with gpus = 1; 0 = none.
+  StringId mig_profile = 0;
+  StringId status = 0;  // original trace status, if the format has one
   bool preemptible = true;
   CommSensitivity comm = CommSensitivity::kMedium;  // trace column `comm`
   std::uint32_t speed_profile = 0;  // into Trace::speed_profiles; 0 = none (column `speeds`)
@@ -53,8 +58,14 @@ struct JobSpec {
   TimeMs restart_overhead_ms = kUnsetMs;     // kUnsetMs = use the run's default
   std::uint32_t line = 0;                    // 1-based line of the record in its file
 
-  // Whether the job asks for part of a GPU, CPU or memory (the sharing model places it).
-  bool uses_sharing() const { return gpu_milli > 0 || cpu_milli > 0 || memory_mib > 0; }
+  // Whether the sharing model places the job (in runs that share GPUs): it asks for part of a
+  // GPU, a MIG slice, CPU or memory, or accepts several GPU types.
+  bool uses_sharing() const {
+    return gpu_milli > 0 || cpu_milli > 0 || memory_mib > 0 || mig_profile != 0 ||
+           gpu_type_set != 0;
+  }
+  // Whether the job holds part of one GPU (a fraction or a MIG slice) in runs that share GPUs.
+  bool shares_a_gpu() const { return gpu_milli > 0 || mig_profile != 0; }
 };
 
 // A loaded trace: jobs in file order plus the interned strings they refer to.
@@ -66,6 +77,9 @@ struct Trace {
   // Per-job relative GPU speeds (trace column `speeds`, "TYPE=X;..."): [profile] = (gpu type
   // name, speed > 0) pairs overriding the cluster's per-type speed. Profile 0 is empty.
   std::vector<std::vector<std::pair<StringId, double>>> speed_profiles{{}};
+  // Sets of accepted GPU type names (JobSpec::gpu_type_set), each of two or more distinct names
+  // in the trace's order. Set 0 is empty.
+  std::vector<std::vector<StringId>> gpu_type_sets{{}};
   // Jobs the reader skipped, by reason (count), e.g. "no duration". Deterministic order.
   std::vector<std::pair<std::string, std::uint64_t>> skipped;
 };
@@ -106,6 +120,8 @@ struct JobState {
   TimeMs remaining_work_ms = 0;     // work left at reference speed
   TimeMs checkpointed_work_ms = 0;  // work saved by the last checkpoint
   TimeMs overhead_ms = 0;           // restart overhead charged at the current start
+  // Part of overhead_ms before the walltime clock starts: a MIG layout change for this attempt.
+  TimeMs setup_ms = 0;
   // The job's checkpoint interval and restart overhead: its trace columns, else the run's
   // options; resolved once, when the run begins.
   TimeMs checkpoint_interval_ms = 0;

@@ -23,9 +23,10 @@ struct RunOptions;
 // GPU sharing at this moment, in a run with --gpu-sharing (docs/gpu-sharing.md). GPUs fully
 // idle are Cluster::free_gpus().
 struct SharingSnapshot {
-  std::int64_t allocated_gpu_milli = 0;  // milli held, summed over GPUs (1000 per whole GPU)
-  std::int64_t partly_used_gpus = 0;     // GPUs with some, not all, of their milli held
-  double fragmentation_milli = 0.0;      // F(M) of Weng et al. summed over the nodes that are on
+  std::int64_t allocated_gpu_milli = 0;   // milli held, summed over GPUs (1000 per whole GPU)
+  std::int64_t partly_used_gpus = 0;      // GPUs with some, not all, of their milli held
+  double fragmentation_milli = 0.0;       // F(M) of Weng et al. summed over the nodes that are on
+  std::int64_t mig_reconfigurations = 0;  // MIG layout changes so far (one per GPU and change)
 };
 
 class RunView {

@@ -36,6 +36,9 @@ struct RunOptions {
   // or the shared placement (shared_placement.hpp) that places jobs asking for a fraction of a
   // GPU, CPU or memory (docs/gpu-sharing.md).
   std::string gpu_sharing = "off";
+  // --mig-reconfig: time a MIG layout change takes; the job that asked for it holds its slice
+  // and makes no progress meanwhile (docs/gpu-sharing.md).
+  TimeMs mig_reconfig_ms = 0;
   EstimateMode estimate = EstimateMode::kExact;
   double estimate_factor = 1.0;
   bool walltime_kill = true;                // kill a job that reaches its walltime

@@ -19,6 +19,7 @@ class SharingMetrics : public Observer, public SeriesColumns {
  public:
   void on_begin(const RunView& ctx) override;
   void on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) override;
+  void on_end(const RunView& ctx) override;
 
   // summary.json's "sharing": the placement and the time means over the run.
   nlohmann::ordered_json summary_json() const;
@@ -37,6 +38,7 @@ class SharingMetrics : public Observer, public SeriesColumns {
   void add(std::size_t row, const Integrals& part);
 
   std::string placement_;
+  std::int64_t mig_reconfigurations_ = 0;  // at the end of the run
   std::int64_t total_gpus_ = 0;
   TimeMs first_ms_ = 0;
   TimeMs interval_ms_ = 1;

@@ -11,6 +11,7 @@
 #include "schedlab/job.hpp"
 #include "schedlab/json_keys.hpp"
 #include "schedlab/json_text.hpp"
+#include "schedlab/mig.hpp"
 #include "schedlab/names.hpp"
 #include "schedlab/trace.hpp"
 #include "schedlab/trace_inventory.hpp"
@@ -245,9 +246,10 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
       const auto& t = types[i];
       if (!t.is_object())
         throw ConfigError(fmt::format("{}: {}: expected an object", source, path));
-      check_keys(t,
-                 {"name", "idle_watts", "busy_watts", "speed", "node_base_watts", "node_off_watts"},
-                 path, source);
+      check_keys(
+          t,
+          {"name", "idle_watts", "busy_watts", "speed", "node_base_watts", "node_off_watts", "mig"},
+          path, source);
       GpuType type;
       type.name = json_string(t, "name", path, source, "");
       if (type.name.empty())
@@ -272,6 +274,12 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
           json_number_in(t, "node_base_watts", path, source, type.node_base_power_w, 0, 1e6);
       type.node_off_power_w =
           json_number_in(t, "node_off_watts", path, source, type.node_off_power_w, 0, 1e6);
+      if (t.contains("mig")) {
+        type.mig = json_string(t, "mig", path, source, "");
+        if (find_mig_geometry(type.mig) == nullptr)
+          throw ConfigError(fmt::format("{}: {}.mig: unknown MIG geometry '{}' (known: {})", source,
+                                        path, type.mig, mig_geometry_names()));
+      }
       add_or_replace_type(spec.gpu_types, type);
     }
   }

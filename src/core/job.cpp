@@ -10,7 +10,8 @@ const char* reject_reason_text(RejectReason reason) {
       return "needs more GPUs of its gpu_type than the cluster has";
     case RejectReason::kGpuTypeNotInCluster: return "its gpu_type has no GPUs in the cluster";
     case RejectReason::kFitsNoNode:
-      return "asks for more CPU, memory or GPUs with them than any one node has";
+      return "fits no node: more CPU, memory or GPUs than any one node has, or a MIG profile or "
+             "GPU types no node offers";
   }
   return "";
 }

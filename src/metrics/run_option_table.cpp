@@ -75,6 +75,15 @@ const RunOptionInfo kTable[] = {
      },
      [](const RunOptions& o) { return Json(o.gpu_sharing); },
      [](const RunOptions& o) { return o.gpu_sharing_on(); }},
+    {"mig_reconfig_s", "--mig-reconfig", RunOptionKind::kSeconds,
+     "seconds a MIG layout change takes; the job that asked for it makes no progress meanwhile "
+     "(with --gpu-sharing)",
+     true, true, SummaryEcho::kWhenSet,
+     [](RunOptions& o, const RunOptionValue& v) {
+       o.mig_reconfig_ms = option_seconds_ms(number_of(v), true);
+     },
+     [](const RunOptions& o) { return Json(seconds_of(o.mig_reconfig_ms)); },
+     [](const RunOptions& o) { return o.mig_reconfig_ms != 0; }},
     {"estimate", "--estimate", RunOptionKind::kText,
      "walltime for jobs without one: exact | factor:X | column", true, true, SummaryEcho::kAlways,
      [](RunOptions& o, const RunOptionValue& v) { parse_estimate(text_of(v), o); },

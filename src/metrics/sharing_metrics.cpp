@@ -48,6 +48,10 @@ void SharingMetrics::on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms
   }
 }
 
+void SharingMetrics::on_end(const RunView& ctx) {
+  mig_reconfigurations_ = ctx.sharing()->mig_reconfigurations;
+}
+
 nlohmann::ordered_json SharingMetrics::summary_json() const {
   const double span = span_ms_ > 0 ? static_cast<double>(span_ms_) : 1.0;
   const double capacity_milli = static_cast<double>(total_gpus_) * 1000.0;
@@ -57,6 +61,7 @@ nlohmann::ordered_json SharingMetrics::summary_json() const {
   out["mean_idle_gpus"] = round_to(totals_.idle_gpu_ms / span, 3);
   out["mean_partly_used_gpus"] = round_to(totals_.partly_used_gpu_ms / span, 3);
   out["mean_fragmented_gpus"] = round_to(totals_.fragmented_milli_ms / span / 1000.0, 3);
+  out["mig_reconfigurations"] = mig_reconfigurations_;
   return out;
 }
 

@@ -196,6 +196,11 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     state.last_start_ms = now_;
     if (state.first_start_ms == kUnsetMs) state.first_start_ms = now_;
     state.overhead_ms = state.restarts > 0 ? state.restart_overhead_ms : 0;
+    // A MIG layout change for this start: the job holds its slice but waits for it, before its
+    // walltime clock starts.
+    state.setup_ms =
+        sharing_ && sharing_->last_allocate_reconfigured() ? options_.mig_reconfig_ms : 0;
+    state.overhead_ms = saturating_add(state.overhead_ms, state.setup_ms);
     state.status = JobStatus::kRunning;
     TimeMs work_ms = state.remaining_work_ms;
     if (models_on_) {
@@ -203,7 +208,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
       work_ms = work_time_ms(state.remaining_work_ms, state.slowdown);
     }
     TimeMs end_ms = now_ + state.overhead_ms + work_ms;
-    if (options_.walltime_kill) end_ms = std::min(end_ms, now_ + state.walltime_ms);
+    if (options_.walltime_kill)
+      end_ms = std::min(end_ms, saturating_add(now_ + state.setup_ms, state.walltime_ms));
     events_.push(end_ms, EventKind::kJobEnd, job, state.attempt);
     running_pos_[job] = static_cast<std::uint32_t>(running_.size());
     running_.push_back(job);
@@ -362,7 +368,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   }
 
   TimeMs walltime_end_ms(JobIndex job) const {
-    return saturating_add(states_[job].last_start_ms, states_[job].walltime_ms);
+    return saturating_add(states_[job].last_start_ms + states_[job].setup_ms,
+                          states_[job].walltime_ms);
   }
 
   void require_running(JobIndex job, const char* what) const {
@@ -504,7 +511,8 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   void finish(JobIndex job) {
     const JobSpec& spec = trace_.jobs[job];
     JobState& state = states_[job];
-    const bool early = now_ < saturating_add(state.last_start_ms, state.walltime_ms);
+    const bool early =
+        now_ < saturating_add(state.last_start_ms + state.setup_ms, state.walltime_ms);
     const TimeMs done_ms = end_attempt(job);
     const bool completed = done_ms >= spec.duration_ms;
     note_progress();

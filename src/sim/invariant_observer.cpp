@@ -56,7 +56,7 @@ void InvariantObserver::on_job(const RunView& ctx, JobIndex job, JobTransition w
   const JobState& state = ctx.state(job);
   const auto job_id = ctx.spec(job).id;
   // A slot holds 0 (idle), job + 1 (held whole) or minus the number of jobs holding part of it.
-  const bool shares = ctx.sharing() != nullptr && ctx.spec(job).gpu_milli > 0;
+  const bool shares = ctx.sharing() != nullptr && ctx.spec(job).shares_a_gpu();
   auto share = [&](int delta) {
     const auto& a = state.placement.front();
     auto& slot = owner_[a.node][static_cast<std::size_t>(std::countr_zero(a.gpus))];

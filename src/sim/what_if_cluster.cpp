@@ -36,16 +36,14 @@ void WhatIfCluster::release(JobIndex running_job) {
       "WhatIf::release takes a running job");
   const Placement& placement = states_[running_job].placement;
   Cluster& copy = scratch();
-  if (sharing_ != nullptr && (*specs_)[running_job].gpu_milli > 0) {
-    // Part of one GPU: free here once every share of it is released.
+  if (sharing_ != nullptr && (*specs_)[running_job].shares_a_gpu()) {
+    // Part of one GPU (a fraction or a MIG slice): free here once every share of it is released.
     const NodeAllocation& a = placement.front();
     const int gpu = std::countr_zero(a.gpus);
     int& released =
         released_milli_[copy.node(a.node).first_gpu_id + static_cast<std::uint64_t>(gpu)];
-    released += (*specs_)[running_job].gpu_milli;
-    if (sharing_->node(a.node).gpu_milli_free[static_cast<std::size_t>(gpu)] + released <
-        kMilliPerGpu)
-      return;
+    released += sharing_->share_milli(running_job, a.node);
+    if (sharing_->gpu_used_milli(a.node, gpu) > released) return;
   }
   for (const auto& a : placement) {
     SCHEDLAB_ASSERT((copy.node(a.node).free_mask & a.gpus) == 0,

@@ -344,4 +344,34 @@ bool HeaderedCsv::next() {
   return true;
 }
 
+bool GpuTypeSets::assign(std::string_view text, Trace& trace, JobSpec& job) {
+  if (text.find('|') == std::string_view::npos) {
+    job.gpu_type = trace.strings.intern(text);
+    return true;
+  }
+  if (const auto known = ids_.find(text); known != ids_.end()) {
+    job.gpu_type_set = known->second;
+    return true;
+  }
+  std::vector<StringId> set;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t bar = text.find('|', start);
+    const std::string_view name = trim(
+        text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    start = bar == std::string_view::npos ? text.size() + 1 : bar + 1;
+    if (name.empty()) return false;
+    const StringId id = trace.strings.intern(name);
+    if (std::find(set.begin(), set.end(), id) == set.end()) set.push_back(id);
+  }
+  if (set.size() == 1) {
+    job.gpu_type = set.front();
+    return true;
+  }
+  trace.gpu_type_sets.push_back(std::move(set));
+  job.gpu_type_set = static_cast<std::uint32_t>(trace.gpu_type_sets.size() - 1);
+  ids_.emplace(std::string(text), job.gpu_type_set);
+  return true;
+}
+
 }  // namespace schedlab::trace_kit

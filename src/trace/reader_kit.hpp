@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -142,6 +143,18 @@ class SkipCounter {
 
  private:
   std::vector<std::pair<std::string, std::uint64_t>> counts_;
+};
+
+// GPU type columns that may name several accepted types, "A|B": one name is a constraint
+// (JobSpec::gpu_type), several distinct names a set (JobSpec::gpu_type_set, interned once per
+// distinct text into Trace::gpu_type_sets).
+class GpuTypeSets {
+ public:
+  // Sets the job's gpu_type or gpu_type_set from `text`; false when a name between bars is empty.
+  bool assign(std::string_view text, Trace& trace, JobSpec& job);
+
+ private:
+  std::map<std::string, std::uint32_t, std::less<>> ids_;  // text -> set
 };
 
 // "861 never scheduled, 1088 CPU-only (num_gpu 0)"; empty if nothing was skipped.

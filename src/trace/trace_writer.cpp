@@ -27,12 +27,13 @@ std::string format_native_trace(const Trace& trace) {
   bool walltime = false, priority = false, user = false, tenant = false, gpu_type = false;
   bool preemptible = false, checkpoint = false, restart = false, status = false, comm = false;
   bool speeds = false, gpu_milli = false, cpu_milli = false, memory_mib = false;
+  bool mig_profile = false;
   for (const auto& job : trace.jobs) {
     walltime |= job.walltime_ms != kUnsetMs;
     priority |= job.priority != 0;
     user |= job.user != 0;
     tenant |= job.tenant != 0;
-    gpu_type |= job.gpu_type != 0;
+    gpu_type |= job.gpu_type != 0 || job.gpu_type_set != 0;
     preemptible |= !job.preemptible;
     checkpoint |= job.checkpoint_interval_ms != kUnsetMs;
     restart |= job.restart_overhead_ms != kUnsetMs;
@@ -42,6 +43,7 @@ std::string format_native_trace(const Trace& trace) {
     gpu_milli |= job.gpu_milli != 0;
     cpu_milli |= job.cpu_milli != 0;
     memory_mib |= job.memory_mib != 0;
+    mig_profile |= job.mig_profile != 0;
   }
   fmt::memory_buffer out;
   out.reserve(trace.jobs.size() * 48 + 128);
@@ -52,10 +54,11 @@ std::string format_native_trace(const Trace& trace) {
                  restart ? ",restart_overhead" : "", status ? ",status" : "", comm ? ",comm" : "",
                  speeds ? ",speeds" : "");
   // The sharing columns follow the header line's others (written only when a job uses them).
-  if (gpu_milli || cpu_milli || memory_mib) {
+  if (gpu_milli || cpu_milli || memory_mib || mig_profile) {
     out.resize(out.size() - 1);  // the header's newline
-    fmt::format_to(std::back_inserter(out), "{}{}{}\n", gpu_milli ? ",gpu_milli" : "",
-                   cpu_milli ? ",cpu_milli" : "", memory_mib ? ",memory_mib" : "");
+    fmt::format_to(std::back_inserter(out), "{}{}{}{}\n", gpu_milli ? ",gpu_milli" : "",
+                   cpu_milli ? ",cpu_milli" : "", memory_mib ? ",memory_mib" : "",
+                   mig_profile ? ",mig_profile" : "");
   }
   auto text = [&](StringId id) {
     out.push_back(',');
@@ -77,7 +80,16 @@ std::string format_native_trace(const Trace& trace) {
     if (priority) fmt::format_to(std::back_inserter(out), ",{}", job.priority);
     if (user) text(job.user);
     if (tenant) text(job.tenant);
-    if (gpu_type) text(job.gpu_type);
+    if (gpu_type && job.gpu_type_set != 0) {  // accepted types "A|B"
+      std::string types;
+      for (const StringId type : trace.gpu_type_sets[job.gpu_type_set])
+        types += (types.empty() ? "" : "|") + trace.strings.str(type);
+      const std::string field = csv_field(types);
+      out.push_back(',');
+      out.append(field.data(), field.data() + field.size());
+    } else if (gpu_type) {
+      text(job.gpu_type);
+    }
     if (preemptible) fmt::format_to(std::back_inserter(out), ",{}", job.preemptible ? 1 : 0);
     if (checkpoint) optional_seconds(job.checkpoint_interval_ms);
     if (restart) optional_seconds(job.restart_overhead_ms);
@@ -99,6 +111,7 @@ std::string format_native_trace(const Trace& trace) {
     }
     if (cpu_milli) fmt::format_to(std::back_inserter(out), ",{}", job.cpu_milli);
     if (memory_mib) fmt::format_to(std::back_inserter(out), ",{}", job.memory_mib);
+    if (mig_profile) text(job.mig_profile);
     out.push_back('\n');
   }
   return fmt::to_string(out);

@@ -151,7 +151,7 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
   CHECK(error_of_json(R"({"gpu_types": [{"name": "X", "idle_watts": 1, "busy_watts": 2,
                          "speeed": 2}], "node_groups": []})") ==
         "$.gpu_types[0].speeed: unknown key (known: name, idle_watts, busy_watts, speed, "
-        "node_base_watts, node_off_watts)");
+        "node_base_watts, node_off_watts, mig)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
   // Sizes beyond any real cluster are refused up front (memory stays bounded).
   CHECK(error_of_json(R"({"node_groups": [{"count": 10000000, "gpus_per_node": 64,

@@ -50,6 +50,7 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
   trace_kit::SkipCounter skipped;
   std::uint64_t shared_gpu = 0;
   std::uint64_t multi_model = 0;
+  trace_kit::GpuTypeSets type_sets;
   trace.jobs.reserve(trace_kit::count_lines(text) + 1);
   while (csv.next_row(fields)) {
     row.bind(fields, csv.line());
@@ -98,11 +99,13 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
     }
     if (!row.missing(kGpuSpec)) {
       const std::string_view spec = row.text(kGpuSpec);
-      // One model is a constraint; "A|B" (any of several) cannot be expressed and is dropped.
-      if (spec.find('|') == std::string_view::npos)
+      // One model is a constraint; "A|B" is the set of models the pod accepts.
+      if (spec.find('|') == std::string_view::npos) {
         job.gpu_type = trace.strings.intern(spec);
-      else
+      } else {
         ++multi_model;
+        if (!type_sets.assign(spec, trace, job)) row.fail(kGpuSpec, "GPU models separated by '|'");
+      }
     }
     trace.jobs.push_back(std::move(job));
   }
@@ -112,8 +115,10 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
         "unless the run shares GPUs (--gpu-sharing on)",
         path, shared_gpu);
   if (multi_model > 0)
-    spdlog::warn("{}: {} pods accept several GPU models (gpu_spec 'A|B'); they run on any type",
-                 path, multi_model);
+    spdlog::info(
+        "{}: {} pods accept several GPU models (gpu_spec 'A|B'); runs that share GPUs place them "
+        "on one of those, other runs on any type",
+        path, multi_model);
   skipped.move_into(trace);
   return raw;
 }

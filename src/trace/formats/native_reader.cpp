@@ -9,6 +9,7 @@
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/mig.hpp"
 
 namespace schedlab {
 namespace {
@@ -32,6 +33,7 @@ enum Column : std::size_t {
   kGpuMilli,
   kCpuMilli,
   kMemoryMib,
+  kMigProfile,
   kColumnCount
 };
 
@@ -52,7 +54,8 @@ constexpr const char* kColumnNames[kColumnCount] = {"id",
                                                     "speeds",
                                                     "gpu_milli",
                                                     "cpu_milli",
-                                                    "memory_mib"};
+                                                    "memory_mib",
+                                                    "mig_profile"};
 constexpr std::size_t kRequiredColumns = 4;  // the first four
 
 class NativeReader {
@@ -91,7 +94,7 @@ class NativeReader {
                                "an integer in -4611686018427387904..4611686018427387903");
       if (has(kUser)) job.user = trace.strings.intern(trim(field(fields, kUser)));
       if (has(kTenant)) job.tenant = trace.strings.intern(trim(field(fields, kTenant)));
-      if (has(kGpuType)) job.gpu_type = trace.strings.intern(trim(field(fields, kGpuType)));
+      if (has(kGpuType)) gpu_types(fields, line, trace, job);
       if (has(kStatus)) job.status = trace.strings.intern(trim(field(fields, kStatus)));
       if (has(kPreemptible)) job.preemptible = boolean(fields, kPreemptible, line, true);
       if (has(kCheckpointInterval) && !trim(field(fields, kCheckpointInterval)).empty())
@@ -101,7 +104,7 @@ class NativeReader {
         job.restart_overhead_ms = seconds(fields, kRestartOverhead, line, /*allow_zero=*/true);
       if (has(kComm)) job.comm = comm_sensitivity(fields, line);
       if (has(kSpeeds)) job.speed_profile = speed_profile(fields, line, trace);
-      read_sharing_columns(fields, line, job);
+      read_sharing_columns(fields, line, trace, job);
       trace.jobs.push_back(std::move(job));
     }
     if (trace.jobs.empty())
@@ -222,7 +225,7 @@ class NativeReader {
   // Columns gpu_milli (1..1000, only with gpus = 1; 1000 = a whole GPU), cpu_milli and
   // memory_mib (>= 0); empty = none (docs/gpu-sharing.md).
   void read_sharing_columns(const std::vector<std::string_view>& fields, std::size_t line,
-                            JobSpec& job) const {
+                            Trace& trace, JobSpec& job) const {
     if (has(kGpuMilli) && !trim(field(fields, kGpuMilli)).empty()) {
       const auto milli = integer(fields, kGpuMilli, line, 1, 1000, "an integer in 1..1000");
       if (milli < 1000 && job.gpus != 1)
@@ -236,6 +239,24 @@ class NativeReader {
     if (has(kMemoryMib) && !trim(field(fields, kMemoryMib)).empty())
       job.memory_mib =
           integer(fields, kMemoryMib, line, 0, kMaxTraceMemoryMib, "an integer in 0..1073741824");
+    if (has(kMigProfile) && !trim(field(fields, kMigProfile)).empty()) {
+      const std::string_view profile = trim(field(fields, kMigProfile));
+      static const std::string expected =
+          fmt::format("a MIG profile of {}, e.g. 3g.40gb", mig_geometry_names());
+      if (!is_mig_profile_name(profile)) throw bad(line, kMigProfile, profile, expected.c_str());
+      if (job.gpus != 1 || job.gpu_milli != 0)
+        throw bad(line, kMigProfile, profile,
+                  "no profile for a job of more than one GPU or with gpu_milli below 1000");
+      job.mig_profile = trace.strings.intern(profile);
+    }
+  }
+
+  // Column gpu_type: one type (a constraint), or several accepted ones "A|B" (a set).
+  void gpu_types(const std::vector<std::string_view>& fields, std::size_t line, Trace& trace,
+                 JobSpec& job) {
+    const std::string_view text = trim(field(fields, kGpuType));
+    if (!type_sets_.assign(text, trace, job))
+      throw bad(line, kGpuType, text, "a GPU type, or several separated by '|'");
   }
 
   bool boolean(const std::vector<std::string_view>& fields, Column c, std::size_t line,
@@ -253,9 +274,11 @@ class NativeReader {
   CsvReader csv_;
   std::size_t header_size_ = 0;
   std::map<std::string, std::uint32_t, std::less<>> profile_ids_;  // `speeds` text -> profile
-  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
-                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing,
-                                      kMissing, kMissing, kMissing, kMissing, kMissing, kMissing};
+  trace_kit::GpuTypeSets type_sets_;
+  std::size_t index_[kColumnCount] = {kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing, kMissing,
+                                      kMissing, kMissing, kMissing, kMissing};
 };
 
 }  // namespace

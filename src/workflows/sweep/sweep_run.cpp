@@ -42,6 +42,9 @@ std::string trace_fingerprint(const Trace& trace) {
       hash.add_u64(static_cast<std::uint64_t>(job.gpu_milli));
       hash.add_u64(static_cast<std::uint64_t>(job.cpu_milli));
       hash.add_u64(static_cast<std::uint64_t>(job.memory_mib));
+      for (const unsigned char c : trace.strings.str(job.mig_profile)) hash.add_u64(c);
+      for (const StringId type : trace.gpu_type_sets[job.gpu_type_set])
+        for (const unsigned char c : trace.strings.str(type)) hash.add_u64(c);
     }
   }
   hash.add_u64(trace.jobs.size());
