@@ -13,6 +13,10 @@
 // - it is placed by the strategy among the free GPUs outside P only.
 // On interchangeable GPUs (one node) this is count-based EASY exactly: a long job may take
 // min(free now, GPUs free at T - head's GPUs) GPUs, a short one any free GPUs.
+// In runs that share GPUs (docs/gpu-sharing.md), "ends by T" counts a possible MIG layout change
+// (now + --mig-reconfig + walltime <= T); a job the shared placement places that may run past T
+// is not started on any GPU of P (P plans in whole GPUs; the head never places shares on P);
+// and a GPU counts as released by T only when every job holding part of it ends by T.
 // At T the head starts where the strategy puts it; if the strategy finds no room although P is
 // free, it starts on P. The reservation is computed again when the head changes, when a running
 // job ends before its walltime, when a node changes state (failure, repair, power saving), or
@@ -34,6 +38,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy_kit.hpp"
+#include "schedlab/run_options.hpp"
 
 namespace schedlab {
 namespace {
@@ -126,9 +131,16 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     for (std::size_t i = 0; i < reserved_gpus_.size(); ++i)
       slot_of_node_[reserved_gpus_[i].node] = static_cast<std::int32_t>(i);
     const RunningByEnd& running = ctx.running_by_walltime_end();
-    for (auto it = running.begin(); it != running.end() && it->first <= reserved_ms_; ++it)
+    auto it = running.begin();
+    for (; it != running.end() && it->first <= reserved_ms_; ++it)
       for (const auto& a : ctx.job(it->second).placement())
         if (const std::int32_t slot = slot_of_node_[a.node]; slot >= 0) back_by_t_[slot] |= a.gpus;
+    // A shared GPU is back only when every job holding part of it ends by T.
+    if (ctx.options().gpu_sharing_on())
+      for (; it != running.end(); ++it)
+        for (const auto& a : ctx.job(it->second).placement())
+          if (const std::int32_t slot = slot_of_node_[a.node]; slot >= 0)
+            back_by_t_[slot] &= ~a.gpus;
     auto back = [&](NodeIndex node) { return back_by_t_[slot_of_node_[node]]; };
     reserved_gpus_ = first_within_nodes(
         std::move(reserved_gpus_),
@@ -175,7 +187,8 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     // Jobs that may run past T must fit the spare GPUs (the what-if cluster holds P during the
     // pass); if no queued job is short enough to end by T, that is the bound for all of them.
     const bool any_short =
-        saturating_add(ctx.now(), queue_->smallest_walltime_ms()) <= reserved_ms_;
+        saturating_add(ctx.now(), setup_bound_ms(ctx) + queue_->smallest_walltime_ms()) <=
+        reserved_ms_;
     auto make_bound = [&] {
       return PlacementBound(any_short ? ctx.cluster() : ctx.what_if().cluster());
     };
@@ -201,18 +214,18 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
     const GpuTypeIndex type = ctx.job(job).gpu_type();
     const int gpus = ctx.job(job).gpus();
     if (!ctx.may_start_now(job)) return false;
+    const bool ends_by_t =
+        saturating_add(ctx.now(), setup_bound_ms(ctx) + ctx.job(job).walltime_ms()) <= reserved_ms_;
     if (ctx.job(job).uses_sharing()) {
-      // Shared placement: where it puts the job, unless that takes an idle GPU the reservation
-      // holds (a share on a partly used GPU takes none).
+      // Shared placement: where it puts the job, unless the job may run past T and that takes a
+      // GPU of the reservation (idle now, or to be released by T).
       auto placement = decisions.find_placement(job);
       if (!placement) return false;
-      if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) > reserved_ms_)
+      if (!ends_by_t)
         for (const auto& a : *placement)
-          if ((a.gpus & ctx.cluster().node(a.node).free_mask &
-               ~ctx.what_if().cluster().node(a.node).free_mask) != 0)
-            return false;
+          if ((a.gpus & reserved_mask_on(a.node)) != 0) return false;
       decisions.start(job, std::move(*placement));
-    } else if (saturating_add(ctx.now(), ctx.job(job).walltime_ms()) <= reserved_ms_) {
+    } else if (ends_by_t) {
       // Back by T: on P's free GPUs first, keeping the spare ones for jobs that run past T.
       auto placement = decisions.find_placement(job);
       if (!placement) return false;
@@ -243,6 +256,12 @@ class EasyBackfillPolicy final : public Policy, public ReservationSource {
                placement_kit::lowest_free_bits(pool & ~preferred, count - from_preferred);
     }
     return placement;
+  }
+
+  // Longest a start may wait before its walltime clock starts: a MIG layout change in runs that
+  // share GPUs (--mig-reconfig), else 0.
+  static TimeMs setup_bound_ms(const SchedContext& ctx) {
+    return ctx.options().gpu_sharing_on() ? ctx.options().mig_reconfig_ms : 0;
   }
 
   // The reservation's GPUs on `node` (none when it holds nothing there).

@@ -173,3 +173,23 @@ TEST_CASE("gpu sharing: the native writer keeps the sharing columns", "[sharing]
                     Catch::Contains("column 'gpu_milli': expected 1000 for a job of more than one "
                                     "GPU (a fraction needs gpus = 1), got '500'"));
 }
+
+TEST_CASE("gpu sharing: easy-backfill counts a shared GPU back by T only when all its jobs end",
+          "[sharing][backfill]") {
+  // GPU 0 holds a (ends at 20) and b (ends at 1000); c, d, f hold GPUs 1, 2, 3 until 50, 60, 5.
+  // h (3 GPUs) gets T = 60 and P = {1, 2, 3}. When f ends as planned at 5, P is chosen again
+  // among the GPUs back by T: GPU 0 is not one of them, since b holds it past T.
+  const Trace trace = trace_from_csv(
+      "id,submit_time,gpus,duration,gpu_milli\n"
+      "a,0,1,20,500\n"
+      "b,0,1,1000,500\n"
+      "c,0,1,50,\n"
+      "d,0,1,60,\n"
+      "f,0,1,5,\n"
+      "h,1,3,10,\n");
+  const auto result = run_checked(trace, "1x4:V100", "easy-backfill", {}, sharing("best-fit"));
+  const auto starts = start_times(result.jobs_csv);
+  CHECK(starts.at("b") == 0);
+  CHECK(starts.at("h") == 60);
+  CHECK(jobs_column(result.jobs_csv, "allocated_resources")[5] == "1-3");
+}
