@@ -61,10 +61,13 @@ class JobView {
   int gpu_milli() const { return spec_->gpu_milli; }
   std::int64_t cpu_milli() const { return spec_->cpu_milli; }
   std::int64_t memory_mib() const { return spec_->memory_mib; }
-  // Whether the run shares GPUs (--gpu-sharing) and the job asks for any of the three: then
-  // find_placement places it with the shared placement, on one node, and only such a placement
-  // may start it. Always false in a run without --gpu-sharing.
+  // Whether the run shares GPUs (--gpu-sharing) and the job asks for any of the three, a MIG
+  // profile or several GPU types: then find_placement places it with the shared placement, on
+  // one node, and only such a placement may start it. Always false without --gpu-sharing.
   bool uses_sharing() const { return sharing_run_ && spec_->uses_sharing(); }
+  // Whether the run shares GPUs and the job holds part of one (a fraction or a MIG slice): its
+  // GPU frees only when every job on it ends.
+  bool shares_a_gpu() const { return sharing_run_ && spec_->shares_a_gpu(); }
   // The limit policies plan with: the trace's walltime, else the --estimate rule (> 0).
   TimeMs walltime_ms() const { return state_->walltime_ms; }
   std::int64_t priority() const { return spec_->priority; }

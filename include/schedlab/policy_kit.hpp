@@ -33,6 +33,8 @@ namespace schedlab {
 //   placement strategy finds room in the what-if state, then each victim is dropped again,
 //   most expensive first, if room remains without it.
 // Costs are SchedContext::preemption_cost_gpu_ms. The what-if cluster is left as it was found.
+// Candidates holding part of a GPU (JobView::shares_a_gpu) are never chosen: preempting one frees
+// no GPU while others share it (docs/gpu-sharing.md).
 std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, JobIndex job,
                                                     const std::vector<JobIndex>& candidates);
 

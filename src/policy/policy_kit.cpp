@@ -186,7 +186,14 @@ std::optional<std::vector<JobIndex>> victims_across_nodes(const SchedContext& ct
 }  // namespace
 
 std::optional<std::vector<JobIndex>> choose_victims(const SchedContext& ctx, JobIndex job,
-                                                    const std::vector<JobIndex>& candidates) {
+                                                    const std::vector<JobIndex>& all_candidates) {
+  std::vector<JobIndex> whole_gpu_holders;
+  const bool sharing_run = ctx.options().gpu_sharing_on();
+  if (sharing_run) {
+    whole_gpu_holders = all_candidates;
+    std::erase_if(whole_gpu_holders, [&](JobIndex v) { return ctx.job(v).shares_a_gpu(); });
+  }
+  const std::vector<JobIndex>& candidates = sharing_run ? whole_gpu_holders : all_candidates;
   if (candidates.empty()) return std::nullopt;
   std::vector<std::int64_t> cost(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i)
