@@ -294,15 +294,32 @@ std::string GpuSharingState::check(JobIndex job, const Placement& placement,
   return "";
 }
 
+void GpuSharingState::note_used_before(NodeIndex node, GpuMask gpus) {
+  used_before_.clear();
+  for (GpuMask m = gpus; m != 0; m &= m - 1)
+    used_before_.push_back(gpu_used_milli(node, std::countr_zero(m)));
+}
+
+GpuMask GpuSharingState::account_change(NodeIndex node, GpuMask gpus) {
+  GpuMask idleness_changed = 0;
+  std::size_t i = 0;
+  for (GpuMask m = gpus; m != 0; m &= m - 1, ++i) {
+    const int g = std::countr_zero(m);
+    const int before = used_before_[i], after = gpu_used_milli(node, g);
+    snapshot_.allocated_gpu_milli += after - before;
+    snapshot_.partly_used_gpus += (partly_used(after) ? 1 : 0) - (partly_used(before) ? 1 : 0);
+    if ((before == 0) != (after == 0)) idleness_changed |= GpuMask{1} << g;
+  }
+  refresh_fragmentation(node);
+  return idleness_changed;
+}
+
 Placement GpuSharingState::allocate(JobIndex job, const Placement& placement) {
   last_reconfigured_ = false;
   const bool mig = trace_.jobs[job].mig_profile != 0;
   Placement was_idle;
-  std::vector<int> used_before;
   for (const NodeAllocation& a : placement) {
-    used_before.clear();
-    for (GpuMask m = a.gpus; m != 0; m &= m - 1)
-      used_before.push_back(gpu_used_milli(a.node, std::countr_zero(m)));
+    note_used_before(a.node, a.gpus);
     if (mig) {
       const int g = std::countr_zero(a.gpus);
       MigLayout& layout = layouts_[a.node][static_cast<std::size_t>(g)];
@@ -315,7 +332,10 @@ Placement GpuSharingState::allocate(JobIndex job, const Placement& placement) {
           mig_take(*type_geometry_[static_cast<std::size_t>(nodes_[a.node].gpu_type)], layout,
                    profile_on(job, a.node));
       mig_start_[job] = static_cast<std::int8_t>(spot.start);
-      last_reconfigured_ = spot.reconfigure;
+      if (spot.reconfigure) {
+        last_reconfigured_ = true;
+        ++snapshot_.mig_reconfigurations;
+      }
     } else {
       if (!layouts_[a.node].empty()) {
         for (GpuMask m = a.gpus; m != 0; m &= m - 1) {
@@ -329,18 +349,8 @@ Placement GpuSharingState::allocate(JobIndex job, const Placement& placement) {
       }
       placer_.commit(a.node, task_on_node(job, a), gpu_list(a.gpus));
     }
-    if (mig && last_reconfigured_) ++snapshot_.mig_reconfigurations;
-    GpuMask idle = 0;
-    std::size_t i = 0;
-    for (GpuMask m = a.gpus; m != 0; m &= m - 1, ++i) {
-      const int g = std::countr_zero(m);
-      const int before = used_before[i], after = gpu_used_milli(a.node, g);
-      snapshot_.allocated_gpu_milli += after - before;
-      snapshot_.partly_used_gpus += (partly_used(after) ? 1 : 0) - (partly_used(before) ? 1 : 0);
-      if (before == 0) idle |= GpuMask{1} << g;
-    }
-    refresh_fragmentation(a.node);
-    if (idle != 0) was_idle.push_back({a.node, idle});
+    if (const GpuMask idle = account_change(a.node, a.gpus); idle != 0)
+      was_idle.push_back({a.node, idle});
   }
   return was_idle;
 }
@@ -348,11 +358,8 @@ Placement GpuSharingState::allocate(JobIndex job, const Placement& placement) {
 Placement GpuSharingState::release(JobIndex job, const Placement& placement) {
   const bool mig = trace_.jobs[job].mig_profile != 0;
   Placement now_idle;
-  std::vector<int> used_before;
   for (const NodeAllocation& a : placement) {
-    used_before.clear();
-    for (GpuMask m = a.gpus; m != 0; m &= m - 1)
-      used_before.push_back(gpu_used_milli(a.node, std::countr_zero(m)));
+    note_used_before(a.node, a.gpus);
     if (mig) {
       const int g = std::countr_zero(a.gpus);
       MigLayout& layout = layouts_[a.node][static_cast<std::size_t>(g)];
@@ -365,17 +372,8 @@ Placement GpuSharingState::release(JobIndex job, const Placement& placement) {
     } else {
       placer_.release(a.node, task_on_node(job, a), gpu_list(a.gpus));
     }
-    GpuMask idle = 0;
-    std::size_t i = 0;
-    for (GpuMask m = a.gpus; m != 0; m &= m - 1, ++i) {
-      const int g = std::countr_zero(m);
-      const int before = used_before[i], after = gpu_used_milli(a.node, g);
-      snapshot_.allocated_gpu_milli += after - before;
-      snapshot_.partly_used_gpus += (partly_used(after) ? 1 : 0) - (partly_used(before) ? 1 : 0);
-      if (after == 0) idle |= GpuMask{1} << g;
-    }
-    refresh_fragmentation(a.node);
-    if (idle != 0) now_idle.push_back({a.node, idle});
+    if (const GpuMask idle = account_change(a.node, a.gpus); idle != 0)
+      now_idle.push_back({a.node, idle});
   }
   return now_idle;
 }

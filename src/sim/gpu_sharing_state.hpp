@@ -83,6 +83,11 @@ class GpuSharingState {
   std::string check_mig(JobIndex job, const NodeAllocation& allocation) const;
   // CPU and memory of the job (a MIG job placed on a GPU that holds instances already).
   SharedTask host_task(JobIndex job) const;
+  // Records the used milli of `gpus` of `node` before a change (used_before_, in mask order).
+  void note_used_before(NodeIndex node, GpuMask gpus);
+  // Brings the snapshot's held milli, partly used GPUs and `node`'s fragmentation up to the
+  // change since note_used_before; returns the GPUs that became busy or idle.
+  GpuMask account_change(NodeIndex node, GpuMask gpus);
   SharedTask task_of(JobIndex job) const;
   // The task one node allocation of `job` stands for (a multi-node job: its GPUs there, whole).
   SharedTask task_on_node(JobIndex job, const NodeAllocation& allocation) const;
@@ -98,6 +103,7 @@ class GpuSharingState {
   std::vector<std::vector<MigLayout>> layouts_;  // [node][gpu]; empty without MIG
   std::vector<std::int8_t> mig_start_;           // [job] slot of its instance; -1 = none
   bool last_reconfigured_ = false;
+  std::vector<int> used_before_;  // scratch of note_used_before / account_change
   std::vector<SharedNode> nodes_;
   FragmentationMeter meter_;
   Rng rng_;
