@@ -15,6 +15,7 @@
 #include "schedlab/names.hpp"
 #include "schedlab/plugin.hpp"
 #include "schedlab/version.hpp"
+#include "stderr_lines.hpp"
 
 namespace {
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   using namespace schedlab::cli;
   reexec_with_huge_pages(argv);
   auto logger = spdlog::stderr_logger_st("schedlab");
-  logger->set_pattern("schedlab: %l: %v");
+  logger->set_formatter(stderr_log_formatter());
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::warn);
 
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "schedlab: %s%s\n", e.what(), typo_hint(app, argc, argv).c_str());
+    print_error_line("schedlab: ", e.what() + typo_hint(app, argc, argv));
     return kExitInput;
   }
   if (verbose) spdlog::set_level(spdlog::level::info);
@@ -102,25 +103,25 @@ int main(int argc, char** argv) {
     }
     return kExitInput;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    print_error_line("", e.what());
     return kExitInput;
   } catch (const OutputError& e) {
-    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    print_error_line("schedlab: ", e.what());
     return kExitOutput;
   } catch (const StuckError& e) {
-    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    print_error_line("schedlab: ", e.what());
     return kExitStuck;
   } catch (const PolicyError& e) {
-    std::fprintf(stderr, "schedlab: policy error: %s\n", e.what());
+    print_policy_error("schedlab: policy error: ", e.what());
     return kExitInternal;
   } catch (const InvariantError& e) {
-    std::fprintf(stderr, "schedlab: %s\n", e.what());
+    print_error_line("schedlab: ", e.what());
     return kExitInternal;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "schedlab: out of memory\n");
     return kExitInternal;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "schedlab: internal error: %s\n", e.what());
+    print_error_line("schedlab: internal error: ", e.what());
     return kExitInternal;
   }
 }

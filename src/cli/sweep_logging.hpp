@@ -6,6 +6,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "stderr_lines.hpp"
+
 namespace schedlab::cli {
 
 // While it lives, the default logger is a thread-safe one with the same level and the
@@ -15,7 +17,7 @@ class SweepLogging {
   SweepLogging() : previous_(spdlog::default_logger()) {
     auto logger = spdlog::get("schedlab-sweep");
     if (!logger) logger = spdlog::stderr_logger_mt("schedlab-sweep");
-    logger->set_pattern("schedlab: %l: %v");
+    logger->set_formatter(stderr_log_formatter());
     logger->set_level(previous_->level());
     spdlog::set_default_logger(logger);
   }
