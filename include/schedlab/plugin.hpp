@@ -46,9 +46,12 @@ struct LoadedPlugin {
 
 // Loads the plug-in library at `path` and returns what it registered; loading a library that is
 // loaded already returns the record of its first load. Throws ConfigError with one line
-// "--plugin PATH: ..." when the file cannot be read, holds no ABI record, was built against
-// another schedlab version (both named), cannot be loaded (the loader's message), or registers a
-// name that is taken.
+// "--plugin PATH: ..." when the file cannot be read, holds no ABI record, is not an ELF shared
+// library of this process's class, byte order and machine whose headers and the file bytes of
+// its segments and sections lie inside the file (checked before the dynamic loader maps it, so
+// a truncated library never faults), holds a malformed ABI record, was built against another
+// schedlab version or C++ library ABI (both named), cannot be loaded (the loader's message), or
+// registers a name that is taken.
 LoadedPlugin load_plugin(const std::string& path);
 
 // The plug-ins loaded in this process, in load order.

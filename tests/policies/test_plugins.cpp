@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "schedlab/error.hpp"
+#include "schedlab/plugin.hpp"
 #include "schedlab/policy_contract.hpp"
 #include "schedlab/random.hpp"
 #include "schedlab/version.hpp"
@@ -107,6 +109,33 @@ std::string plugin_with_version(const std::string& dir, const std::string& versi
   const std::string path = dir + "/libold.so";
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
+}
+
+// The bytes of the smallest-first plug-in.
+std::string plugin_bytes() {
+  std::ifstream in(kSmallestFirst, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes `bytes` to DIR/NAME and returns the path.
+std::string write_plugin(const std::string& dir, const std::string& name,
+                         const std::string& bytes) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// `value` written over the `size` bytes at `offset` (little-endian, as on the hosts we run on).
+void poke(std::string& bytes, std::size_t offset, std::uint64_t value, std::size_t size) {
+  REQUIRE(offset + size <= bytes.size());
+  for (std::size_t i = 0; i < size; ++i) bytes[offset + i] = static_cast<char>(value >> (8 * i));
+}
+
+std::uint64_t peek(const std::string& bytes, std::size_t offset, std::size_t size) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  return value;
 }
 
 }  // namespace
@@ -313,4 +342,95 @@ TEST_CASE("smallest-first-preemptive: hand-worked schedules and the contract", "
                                              " -p smallest-first-preemptive");
   CHECK(contract.exit_code == 0);
   CHECK(contract.out == "smallest-first-preemptive: contract kept in 50 runs (each made twice)\n");
+}
+
+TEST_CASE("truncated or corrupt plug-ins are refused before they are loaded", "[plugins]") {
+  const std::string dir = fresh_temp_dir("plugin-corrupt");
+  const std::string trace = dir + "/t.csv";
+  std::ofstream(trace) << "id,submit_time,gpus,duration\na,0,1,10\n";
+  const std::string bytes = plugin_bytes();
+  // 64-bit little-endian ELF (the hosts the tests run on): header field offsets of Elf64_Ehdr.
+  REQUIRE(bytes.size() > 64);
+  REQUIRE(bytes.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
+  REQUIRE(bytes[4] == 2);
+  const std::size_t record_end = bytes.find('\0', bytes.find("schedlab-plugin-abi:"));
+  REQUIRE(record_end != std::string::npos);
+  const std::uint64_t phoff = peek(bytes, 32, 8);
+  const std::uint64_t shoff = peek(bytes, 40, 8);
+  const std::uint64_t phnum = peek(bytes, 56, 2);
+  // The first PT_LOAD program header whose segment holds file bytes.
+  std::size_t load = 0;
+  for (std::uint64_t i = 0; i < phnum && load == 0; ++i) {
+    const std::size_t at = phoff + i * 56;
+    if (peek(bytes, at, 4) == 1 && peek(bytes, at + 32, 8) > 0) load = at;
+  }
+  REQUIRE(load != 0);
+
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string why;
+  };
+  std::vector<Case> cases;
+  // Cut right after the ABI record: the record is found, the rest of the library is not there.
+  cases.push_back({"cut.so", bytes.substr(0, record_end + 1), "truncated or corrupt: "});
+  if (bytes.substr(0, bytes.size() / 2).find("schedlab-plugin-abi:") != std::string::npos)
+    cases.push_back({"half.so", bytes.substr(0, bytes.size() / 2), "truncated or corrupt: "});
+  std::string segment = bytes;
+  poke(segment, load + 32, bytes.size() + 4096, 8);  // p_filesz: past the end of the file
+  cases.push_back({"segment.so", segment, "the PT_LOAD segment "});
+  std::string sections = bytes;
+  poke(sections, 40, bytes.size() - 16, 8);  // e_shoff: the table starts 16 bytes before the end
+  cases.push_back({"sections.so", sections, "the section header table ends at byte"});
+  std::string headers = bytes;
+  poke(headers, 56, 0xfff0, 2);  // e_phnum
+  cases.push_back({"headers.so", headers, "the program header table ends at byte"});
+  std::string machine = bytes;
+  poke(machine, 18, peek(bytes, 18, 2) == 62 ? 183 : 62, 2);  // e_machine: AArch64 <-> x86-64
+  cases.push_back({"machine.so", machine, "built for "});
+  std::string elf_class = bytes;
+  elf_class[4] = 1;  // ELFCLASS32
+  cases.push_back({"class.so", elf_class, "an ELF file of class 1"});
+  std::string executable = bytes;
+  poke(executable, 16, 2, 2);  // e_type: ET_EXEC
+  cases.push_back({"exec.so", executable, "not a shared library (ELF type 2)"});
+  std::string text = "#!/bin/sh\n";
+  text += bytes.substr(bytes.find("schedlab-plugin-abi:"), 80);
+  cases.push_back({"text.so", text, "not a loadable shared library: not an ELF file"});
+  CHECK(shoff != 0);
+
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string path = write_plugin(dir, c.name, c.bytes);
+    const CommandResult run = run_command(kBin + " run -q --plugin " + path + " -p fifo -t " +
+                                          trace + " -c 1x4:V100 -o " + dir + "/out");
+    INFO(run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+    CHECK_THAT(run.err,
+               Catch::StartsWith("--plugin " + path + ": not a loadable shared library: ") &&
+                   Catch::Contains(c.why));
+  }
+  CHECK_FALSE(fs::exists(dir + "/out"));
+}
+
+TEST_CASE("an ABI record followed by other bytes is refused as malformed", "[plugins]") {
+  const std::string dir = fresh_temp_dir("plugin-record");
+  std::string bytes = plugin_bytes();
+  const std::size_t at = bytes.find("schedlab-plugin-abi:");
+  REQUIRE(at != std::string::npos);
+  const std::size_t end = bytes.find('\0', at);
+  REQUIRE(end != std::string::npos);
+  bytes[end] = 'x';  // the record runs on into the bytes after it, up to the next NUL
+  const std::string path = write_plugin(dir, "librecord.so", bytes);
+  const CommandResult run = run_command(kBin + " policies --plugin " + path);
+  INFO(run.err);
+  CHECK(run.exit_code == 2);
+  CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  CHECK_THAT(run.err, Catch::StartsWith("--plugin " + path + ": malformed ABI record '") &&
+                          Catch::Contains(std::string("(this schedlab writes '") +
+                                          SCHEDLAB_PLUGIN_ABI_RECORD + "')"));
+  CHECK_THAT(run.err, !Catch::Contains("this schedlab uses"));
 }
