@@ -83,10 +83,18 @@ void load_python_policies(const std::string& name) {
   } catch (py::error_already_set& error) {
     throw ConfigError(fmt::format("--policy {}: {}: {}", name, file, error_line(error)));
   }
+  // A class that is no policy (e.g. an __init__ parameter without a default) is an input error.
+  const auto register_class = [&](const std::string& policy_name, const py::object& policy_class) {
+    try {
+      register_python_policy(policy_name, policy_class);
+    } catch (py::error_already_set& error) {
+      throw ConfigError(fmt::format("--policy {}: {}: {}", name, file, error_line(error)));
+    }
+  };
   if (!one_class) {
     for (const auto& [class_name, policy_class] : classes.cast<py::dict>())
-      register_python_policy(fmt::format("py:{}:{}", file, class_name.cast<std::string>()),
-                             py::reinterpret_borrow<py::object>(policy_class));
+      register_class(fmt::format("py:{}:{}", file, class_name.cast<std::string>()),
+                     py::reinterpret_borrow<py::object>(policy_class));
     return;
   }
   const std::string class_name = rest.substr(colon + 1);
@@ -97,7 +105,7 @@ void load_python_policies(const std::string& name) {
     throw ConfigError(fmt::format("--policy {}: {} has no policy class '{}' (policy classes: {})",
                                   name, file, class_name, known.empty() ? "none" : known));
   }
-  register_python_policy(name, classes[py::str(class_name)]);
+  register_class(name, classes[py::str(class_name)]);
 }
 
 [[maybe_unused]] const bool registered = [] {

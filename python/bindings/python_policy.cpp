@@ -151,7 +151,12 @@ class PythonPolicy final : public Policy {
  public:
   PythonPolicy(std::string name, py::object instance) : name_(std::move(name)) {
     const py::gil_scoped_acquire gil;
-    const py::object hooks = py::module_::import("schedlab").attr("_policy_hooks")(instance);
+    py::object hooks;
+    try {
+      hooks = py::module_::import("schedlab").attr("_policy_hooks")(instance);
+    } catch (py::error_already_set& error) {  // e.g. a hook that is not callable
+      throw ConfigError(fmt::format("--policy {}: {}", name_, error.what()));
+    }
     hooks_.on_begin = hooks.attr("on_begin");
     hooks_.on_submit = hooks.attr("on_submit");
     hooks_.on_finish = hooks.attr("on_finish");

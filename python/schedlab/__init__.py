@@ -369,6 +369,13 @@ def compare(trace, cluster, policies, params=None, *, threads=None, **options):
     """Runs each policy of `policies` (names or Python policy classes) on the same trace,
     cluster and options, on `threads` threads at once (default: the machine's cores).
     `params` maps a policy (name or class) to its parameters."""
+    if isinstance(policies, (str, type)) or not hasattr(policies, "__iter__"):
+        raise InputError(f"policies: expected a list of policies, got {policies!r}",
+                         field="policies", value=repr(policies))
+    policies = list(policies)
+    if not policies:
+        raise InputError("policies: no policy to compare (the list is empty)", field="policies",
+                         value="[]")
     trace = _trace_of(trace)
     params = params or {}
     contenders = []

@@ -1,6 +1,8 @@
 """The Python module: traces as columns, runs equal to the command line's, errors, threads."""
 import json
 import os
+import subprocess
+import sys
 import threading
 
 import numpy
@@ -95,6 +97,41 @@ def test_compare_runs_each_policy_as_run_does():
     assert comparison.results["fifo"].csv("jobs") == fifo.csv("jobs")
     assert comparison.table["wait_s.mean"][0] == fifo.summary["wait_s"]["mean"]
     assert comparison.table["wait_s.mean"][1] < comparison.table["wait_s.mean"][0]
+
+
+@pytest.mark.parametrize("policies, message", [
+    ([], "policies: no policy to compare (the list is empty)"),
+    ((), "policies: no policy to compare (the list is empty)"),
+    ("fifo", "policies: expected a list of policies, got 'fifo'"),
+])
+def test_compare_without_a_list_of_policies_raises_value_error(policies, message):
+    with pytest.raises(ValueError) as error:
+        schedlab.compare(PHILLY, "32x8:V100", policies)
+    assert isinstance(error.value, schedlab.InputError)
+    assert str(error.value) == message
+    assert error.value.field == "policies"
+
+
+def test_load_plugin_refuses_a_truncated_library_with_an_exception(tmp_path):
+    """A library cut after its ABI record used to die with SIGBUS inside dlopen, taking the
+    interpreter down: it is refused with InputError before it is loaded (in a child process, so
+    that a crash fails this test alone)."""
+    plugin = os.environ.get("SCHEDLAB_TEST_PLUGIN")
+    if not plugin:
+        pytest.skip("SCHEDLAB_TEST_PLUGIN is not set")
+    data = open(plugin, "rb").read()
+    cut = tmp_path / "libcut.so"
+    cut.write_bytes(data[:data.index(b"\0", data.index(b"schedlab-plugin-abi:")) + 1])
+    script = ("import schedlab, sys\n"
+              "try:\n"
+              "    schedlab.load_plugin(sys.argv[1])\n"
+              "except schedlab.InputError as error:\n"
+              "    print(error)\n"
+              "    sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(cut)], capture_output=True, text=True)
+    assert done.returncode == 3, (done.returncode, done.stderr)
+    assert done.stdout.startswith(f"--plugin {cut}: not a loadable shared library: truncated or "
+                                  "corrupt: "), done.stdout
 
 
 def test_policies_lists_built_in_ones_with_parameters():

@@ -234,9 +234,16 @@ def test_command_line_errors_of_python_policies(tmp_path):
     bad.write_text("class P:\n    def schedule(self, ctx, decisions)\n        pass\n")
     raises = tmp_path / "raises.py"
     raises.write_text("class P:\n    def schedule(self, ctx, decisions):\n        1 / 0\n")
+    needs = tmp_path / "needs.py"
+    needs.write_text("class P:\n    def __init__(self, size):\n        self.size = size\n"
+                     "    def schedule(self, ctx, decisions):\n        pass\n")
     for policy, code, pattern in (
             (f"py:{bad}:P", 2, r"^--policy py:.*bad.py:P: .*bad.py: SyntaxError"),
             (f"py:{raises}:Q", 2, r"has no policy class 'Q' \(policy classes: P\)"),
+            (f"py:{needs}:P", 2, r"^--policy py:.*needs.py:P: .*needs.py: TypeError: "
+                                 r"P.__init__: parameter 'size' needs a default"),
+            (f"py:{needs}", 2, r"^--policy py:.*needs.py: .*needs.py: TypeError: "
+                               r"P.__init__: parameter 'size' needs a default"),
             (f"py:{tmp_path}/none.py:P", 2, r"FileNotFoundError: no such file"),
             ("py:nofile", 2, r"expected py:FILE.py:CLASS"),
             (f"py:{raises}:P", 4, r"raised in schedule\(\) at simulated time 0.000 s:\n"
