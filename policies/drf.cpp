@@ -72,10 +72,18 @@ class DrfPolicy final : public Policy {
     }
     queues_.assign(ctx.tenants().size(), {});
     in_pass_.assign(ctx.tenants().size(), 0);
+    listed_.clear();
+    listed_share_.assign(ctx.tenants().size(), 0.0);
+    listed_flag_.assign(ctx.tenants().size(), 0);
+    stale_flag_.assign(ctx.tenants().size(), 0);
+    stale_.clear();
   }
 
   void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
-  void on_finish(const SchedContext& ctx, JobIndex job) override { stopped(ctx, job); }
+  void on_finish(const SchedContext& ctx, JobIndex job) override {
+    stopped(ctx, job);
+    mark_stale(ctx.tenants().of_job(job));
+  }
   void on_requeue(const SchedContext& ctx, JobIndex job) override {
     stopped(ctx, job);
     enqueue(ctx, job);
@@ -95,20 +103,31 @@ class DrfPolicy final : public Policy {
         }
       }
       for (const auto& item : pass_) in_pass_[item.second] = 0;
-    } else {
+    } else if (preempt_) {
       for (TenantIndex t = 0; t < queues_.size(); ++t)
         if (!queues_[t].empty()) pass_.emplace_back(share(ctx, t), t);
     }
-    if (pass_.empty()) return;
+    // Without preemption a full pass reads every queued tenant's (share, tenant) in order from
+    // listed_, which does not change during the pass; pass_ then holds only the tenants pushed
+    // again after a start, and the two are merged in order, as one heap of all would be.
+    const bool merge_listed = !preempt_ && ctx.changes().released();
+    if (merge_listed) relist_stale(ctx);
+    auto cursor = merge_listed ? listed_.begin() : listed_.end();
+    if (pass_.empty() && cursor == listed_.end()) return;
     std::make_heap(pass_.begin(), pass_.end(), std::greater<>());
     if (preempt_) begin_preemption_pass(ctx);
     TimeMs wake_ms = kNever;
     FailedSizes failed(cluster);
-    while (!pass_.empty()) {
+    while (!pass_.empty() || cursor != listed_.end()) {
       if (!preempt_ && !ctx.capacity_left()) break;
-      std::pop_heap(pass_.begin(), pass_.end(), std::greater<>());
-      const TenantIndex t = pass_.back().second;
-      pass_.pop_back();
+      TenantIndex t = 0;
+      if (cursor != listed_.end() && (pass_.empty() || *cursor < pass_.front())) {
+        t = (cursor++)->second;
+      } else {
+        std::pop_heap(pass_.begin(), pass_.end(), std::greater<>());
+        t = pass_.back().second;
+        pass_.pop_back();
+      }
       auto& queue = queues_[t];
       const JobIndex job = queue.begin()->job;
       const JobView view = ctx.job(job);
@@ -129,6 +148,7 @@ class DrfPolicy final : public Policy {
       }
       if (!started) continue;  // skipped for the rest of this pass
       queue.erase(queue.begin());
+      mark_stale(t);
       if (!queue.empty()) {
         pass_.emplace_back(share(ctx, t), t);
         std::push_heap(pass_.begin(), pass_.end(), std::greater<>());
@@ -146,6 +166,29 @@ class DrfPolicy final : public Policy {
   void enqueue(const SchedContext& ctx, JobIndex job) {
     const JobView view = ctx.job(job);
     queues_[ctx.tenants().of_job(job)].insert({view.priority(), view.submit_ms(), job});
+    mark_stale(ctx.tenants().of_job(job));
+  }
+
+  // Without preemption, listed_ holds every tenant with queued jobs keyed by (weighted share,
+  // tenant). A tenant's share changes only when its jobs start or end and its membership only
+  // when its queue changes: such tenants are marked stale and relisted at the next full pass,
+  // with the shares of that moment (what a pass computes for every tenant).
+  void mark_stale(TenantIndex t) {
+    if (preempt_ || stale_flag_[t] != 0) return;
+    stale_flag_[t] = 1;
+    stale_.push_back(t);
+  }
+  void relist_stale(const SchedContext& ctx) {
+    for (const TenantIndex t : stale_) {
+      stale_flag_[t] = 0;
+      if (listed_flag_[t] != 0) listed_.erase({listed_share_[t], t});
+      listed_flag_[t] = 0;
+      if (queues_[t].empty()) continue;
+      listed_share_[t] = share(ctx, t);
+      listed_.emplace(listed_share_[t], t);
+      listed_flag_[t] = 1;
+    }
+    stale_.clear();
   }
 
   // Unweighted dominant share, with `removed` GPUs per type taken away (null: none).
@@ -202,6 +245,18 @@ class DrfPolicy final : public Policy {
     }
   }
 
+  // Zeroes the rows of removed_ that a preemption search wrote, however it returns.
+  struct RemovedReset {
+    std::vector<std::int64_t>& removed;
+    std::size_t resources;
+    std::vector<TenantIndex>& owners;
+    ~RemovedReset() {
+      for (const TenantIndex owner : owners)
+        std::fill_n(removed.begin() + static_cast<std::ptrdiff_t>(owner * resources), resources, 0);
+      owners.clear();
+    }
+  };
+
   // Preempts for tenant `t`'s head job `job` (which does not fit) if the rules in the header
   // allow it and the job can then start; starts it. Records in `wake_ms` when a protected
   // victim becomes eligible.
@@ -215,8 +270,11 @@ class DrfPolicy final : public Policy {
     const JobView view = ctx.job(job);
     const GpuTypeIndex type = view.gpu_type();
     const std::size_t resources = types_.size();
-    // GPUs removed per (victim tenant, resource) by the victims chosen so far.
-    removed_.assign(queues_.size() * resources, 0);
+    // GPUs removed per (victim tenant, resource) by the victims chosen so far (all 0 between
+    // calls: only the owners of the victims considered are reset at the end).
+    if (removed_.size() != queues_.size() * resources)
+      removed_.assign(queues_.size() * resources, 0);
+    const RemovedReset reset_removed{removed_, resources, removed_owners_};
     std::vector<JobIndex> victims;
     std::vector<std::int64_t> held;
     WhatIf& what_if = ctx.what_if();
@@ -234,6 +292,7 @@ class DrfPolicy final : public Policy {
         useful = useful || Cluster::type_matches(type, ctx.cluster().node(allocation.node).type);
       if (!useful) continue;
       std::int64_t* owner_removed = &removed_[owner * resources];
+      removed_owners_.push_back(owner);
       for (std::size_t k = 0; k < resources; ++k) owner_removed[k] += held[k];
       const bool keeps_share = dominant_share(ctx, owner, owner_removed) >= fair_share(ctx, owner);
       if (!keeps_share) {
@@ -283,9 +342,15 @@ class DrfPolicy final : public Policy {
   std::vector<std::set<Entry, ByPriority>> queues_;
   std::vector<std::pair<double, TenantIndex>> pass_;  // min-heap by (weighted share, tenant)
   std::vector<char> in_pass_;
+  std::set<std::pair<double, TenantIndex>> listed_;  // without preemption: see relist_stale
+  std::vector<double> listed_share_;                 // per tenant: its share in listed_
+  std::vector<char> listed_flag_;
+  std::vector<TenantIndex> stale_;  // tenants to relist at the next full pass
+  std::vector<char> stale_flag_;
   double active_weight_ = 0;
   std::set<std::pair<TimeMs, JobIndex>, std::greater<>> candidates_;
   std::vector<std::int64_t> removed_;
+  std::vector<TenantIndex> removed_owners_;  // rows of removed_ written by this search
 };
 
 }  // namespace

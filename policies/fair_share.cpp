@@ -127,6 +127,14 @@ class FairSharePolicy final : public Policy {
     t0_ms_ = ctx.now();
     g_time_ms_ = ctx.now();
     g_now_ = 1.0;
+    listed_.clear();
+    listed_key_.assign(n, Key{});
+    listed_flag_.assign(n, 0);
+    touched_flag_.assign(n, 0);
+    touched_.clear();
+    active_flag_.assign(n, 0);
+    active_.clear();
+    rekey_all_ = false;
   }
 
   void on_submit(const SchedContext& ctx, JobIndex job) override { enqueue(ctx, job); }
@@ -144,18 +152,39 @@ class FairSharePolicy final : public Policy {
     if (!ctx.capacity_left()) return;
     if (!blocking_ && !ctx.changes().released()) {
       schedule_arrivals(ctx, decisions);
+      relist_touched(ctx);
       return;
     }
-    prepare_all(ctx);
+    if (aging()) {
+      prepare_all(ctx);
+    } else {
+      prepare_listed(ctx);
+    }
     ++pass_;
     heap_.clear();
     FailedSizes failed(ctx.cluster());
-    for (TenantIndex t = 0; t < queues_.size(); ++t) push_head(ctx, t, failed, false);
-    std::make_heap(heap_.begin(), heap_.end(), heap_after);
-    while (!heap_.empty() && ctx.capacity_left()) {
-      std::pop_heap(heap_.begin(), heap_.end(), heap_after);
-      const auto [key, tenant] = heap_.back();
-      heap_.pop_back();
+    // Every tenant's first head, in order: with aging pushed onto the heap; without, read in
+    // order from listed_ (which holds exactly those keys and does not change during the pass),
+    // while the heap holds only the heads pushed again after a tenant's turn.
+    auto cursor = listed_.begin();
+    if (aging()) {
+      for (TenantIndex t = 0; t < queues_.size(); ++t) push_head(ctx, t, failed, false);
+      std::make_heap(heap_.begin(), heap_.end(), heap_after);
+      cursor = listed_.end();
+    }
+    while (ctx.capacity_left()) {
+      HeapItem item;
+      if (cursor != listed_.end() &&
+          (heap_.empty() || before(cursor->first, heap_.front().first))) {
+        item = *cursor++;
+      } else if (!heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), heap_after);
+        item = heap_.back();
+        heap_.pop_back();
+      } else {
+        break;
+      }
+      const auto [key, tenant] = item;
       ClassQueue& c = queues_[tenant].classes[class_of_job_[key.job]];
       if (try_start(ctx, decisions, key.job)) {
         erase(ctx, key.job);
@@ -167,6 +196,7 @@ class FairSharePolicy final : public Policy {
       }
       push_head(ctx, tenant, failed, true);
     }
+    relist_touched(ctx);
   }
 
  private:
@@ -208,6 +238,9 @@ class FairSharePolicy final : public Policy {
   using HeapItem = std::pair<Key, TenantIndex>;
   // std heap order: the top is the item that comes first.
   static bool heap_after(const HeapItem& a, const HeapItem& b) { return before(b.first, a.first); }
+  struct ItemOrder {
+    bool operator()(const HeapItem& a, const HeapItem& b) const { return before(a.first, b.first); }
+  };
 
   bool aging() const { return age_weight_ > 0; }
 
@@ -260,6 +293,7 @@ class FairSharePolicy final : public Policy {
       else
         c.aged.insert(e);
     });
+    relist(ctx, ctx.tenants().of_job(job));
   }
 
   void erase(const SchedContext& ctx, JobIndex job) {
@@ -268,6 +302,71 @@ class FairSharePolicy final : public Policy {
     change_class(q, class_of_job_[job], [&](ClassQueue& c) {
       if (c.aged.erase(e) == 0 && c.young.erase(e) != 0) young_.erase({e.submit_ms, job});
     });
+    // listed_ is read during a pass: its tenants are relisted when the call ends.
+    const TenantIndex t = ctx.tenants().of_job(job);
+    if (!aging() && touched_flag_[t] == 0) {
+      touched_flag_[t] = 1;
+      touched_.push_back(t);
+    }
+  }
+
+  // Without aging, listed_ holds each tenant with queued jobs keyed by the first of its class
+  // heads and its score -E/S from its stored usage: what a pass would push for it first. A
+  // tenant's key changes only when its queue changes or its usage is refreshed with a change
+  // (busy tenants, active_) or rescaled (every tenant, rekey_all_).
+  void relist(const SchedContext& ctx, TenantIndex t) {
+    if (aging()) return;
+    if (listed_flag_[t] != 0) listed_.erase({listed_key_[t], t});
+    listed_flag_[t] = 0;
+    const TenantQueue& q = queues_[t];
+    if (q.heads.empty()) return;
+    scores_[t] = tenant_score(ctx, t, 0.0);
+    const Head& head = *q.heads.begin();
+    listed_key_[t] = key_of(ctx, t, head.entry, !head.young);
+    listed_.emplace(listed_key_[t], t);
+    listed_flag_[t] = 1;
+  }
+  void relist_touched(const SchedContext& ctx) {
+    for (const TenantIndex t : touched_) {
+      touched_flag_[t] = 0;
+      relist(ctx, t);
+    }
+    touched_.clear();
+  }
+  void note_started(TenantIndex t) {
+    if (aging() || active_flag_[t] != 0) return;
+    active_flag_[t] = 1;
+    active_.push_back(t);
+  }
+
+  // What prepare_all does without aging, at a cost in the busy tenants only: the tenants whose
+  // refresh would change their usage (busy since their last refresh) are refreshed and
+  // relisted; refreshing any other tenant would change nothing but its refresh time, which no
+  // later refresh reads (its usage is unchanged until its next start, which refreshes it), and
+  // its score is that of its stored usage, as listed. g(now) is taken as the first refresh
+  // would take it, so rescales happen at the same instants.
+  void prepare_listed(const SchedContext& ctx) {
+    if (!listed_.empty()) g_at(ctx.now());
+    std::size_t kept = 0;
+    for (const TenantIndex t : active_) {
+      if (!queues_[t].heads.empty()) {
+        refresh(ctx, t);
+        relist(ctx, t);
+      }
+      if (ctx.tenant_usage().busy_gpus(t) > 0) {
+        active_[kept++] = t;
+      } else {
+        active_flag_[t] = 0;
+      }
+    }
+    active_.resize(kept);
+    if (rekey_all_) {
+      rekey_all_ = false;
+      std::vector<TenantIndex> listed;
+      listed.reserve(listed_.size());
+      for (const auto& item : listed_) listed.push_back(item.second);
+      for (const TenantIndex t : listed) relist(ctx, t);
+    }
   }
 
   // g(now) = 2^((now - t0) / h), rescaling every tenant's stored usage when it grows too large.
@@ -280,6 +379,7 @@ class FairSharePolicy final : public Policy {
         d.scaled *= factor;
         d.g_last *= factor;
       }
+      rekey_all_ = true;  // every listed score changed
       t0_ms_ = now_ms;
       x = 0;
     }
@@ -389,6 +489,7 @@ class FairSharePolicy final : public Policy {
     if (!ctx.may_start_now(job)) return false;
     if (!decisions.try_start(job)) return false;
     refresh(ctx, ctx.tenants().of_job(job));
+    note_started(ctx.tenants().of_job(job));
     return true;
   }
 
@@ -437,6 +538,15 @@ class FairSharePolicy final : public Policy {
   double g_now_ = 1.0;
   std::vector<HeapItem> heap_;
   std::vector<Key> fresh_;
+  // Without aging: every tenant with queued jobs by the key a pass pushes for it first.
+  std::set<HeapItem, ItemOrder> listed_;
+  std::vector<Key> listed_key_;       // per tenant: its key in listed_
+  std::vector<char> listed_flag_;     // per tenant: in listed_
+  std::vector<TenantIndex> touched_;  // tenants whose queue changed during this call
+  std::vector<char> touched_flag_;
+  std::vector<TenantIndex> active_;  // tenants that started a job and may still be busy
+  std::vector<char> active_flag_;
+  bool rekey_all_ = false;  // a rescale changed every stored usage
 };
 
 }  // namespace

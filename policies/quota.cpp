@@ -27,9 +27,7 @@
 // virtual clusters of Microsoft Philly (Jeon et al., "Analysis of Large-Scale Multi-Tenant GPU
 // Clusters for DNN Training Workloads", USENIX ATC 2019).
 #include <algorithm>
-#include <functional>
 #include <optional>
-#include <queue>
 #include <set>
 #include <vector>
 
@@ -57,17 +55,31 @@ class QuotaPolicy final : public Policy {
     per_type_ = table.per_type();
     dims_ = per_type_ ? ctx.cluster().gpu_types().size() : 1;
     const std::size_t tenants = table.size();
+    const std::size_t cohorts = table.cohorts().size();
     queues_.assign(tenants, {});
-    running_.assign(tenants, {});
     nominal_.assign(tenants * dims_, 0);
     guaranteed_.assign(tenants * dims_, 0);
-    pool_.assign(table.cohorts().size() * dims_, 0);
-    pool_used_.assign(table.cohorts().size() * dims_, 0);
+    pool_.assign(cohorts * dims_, 0);
+    pool_used_.assign(cohorts * dims_, 0);
     used_.assign(tenants * dims_, 0);
     limits_.assign(tenants, 0);
+    cohort_of_.assign(tenants, 0);
+    over_.assign(tenants, 0);
+    over_in_cohort_.assign(cohorts, 0);
+    head_.assign(tenants, Entry{});
+    head_listed_.assign(tenants, 0);
+    within_listed_.assign(tenants, 0);
+    dirty_.assign(tenants, 0);
+    dirty_list_.clear();
+    failed_call_.assign(tenants, 0);
+    call_ = 0;
+    heads_.clear();
+    within_heads_.clear();
+    preemptible_running_.assign(cohorts, {});
     for (TenantIndex t = 0; t < tenants; ++t) {
       const Tenant& tenant = table.tenant(t);
       limits_[t] = tenant.borrowing_limit_gpus;
+      cohort_of_[t] = tenant.cohort;
       for (std::size_t d = 0; d < dims_; ++d) {
         const std::int64_t quota = per_type_ ? tenant.quota_by_type[d] : tenant.quota_gpus;
         const std::int64_t lendable = std::min(quota, tenant.lending_limit_gpus);
@@ -85,43 +97,51 @@ class QuotaPolicy final : public Policy {
     enqueue(ctx, job);
   }
 
+  // Visits tenants in the order of their head jobs, as the header says. Only the tenants whose
+  // head may fit their nominal quota are visited in pass 1 (within_heads_); every other queued
+  // tenant's head borrows and waits for pass 2, which walks all heads in order (heads_) while
+  // GPUs are free. Both walks take the first listed head after the last one visited, so a head
+  // that becomes listed behind the walk (a reclaim victim's tenant) is left for pass 2, exactly
+  // as a heap over all heads built at the start of the pass would classify it.
   void schedule(const SchedContext& ctx, Decisions& decisions) override {
     snapshot(ctx);
-    // Pass 1: heads within their nominal quota (with reclaim); tenants whose head would borrow
-    // wait for pass 2.
-    std::vector<TenantIndex> borrowing_heads;
-    HeadHeap heads = head_heap(ctx, all_queued_tenants());
-    while (!heads.empty()) {
-      const TenantIndex t = heads.top().second;
-      heads.pop();
-      const JobIndex job = queues_[t].begin()->second;
+    ++call_;
+    // Pass 1: heads within their nominal quota (with reclaim).
+    HeadKey last{};
+    bool walked = false;  // whether `last` is set
+    while (true) {
+      const auto it = walked ? within_heads_.upper_bound(last) : within_heads_.begin();
+      if (it == within_heads_.end()) break;
+      last = *it;
+      walked = true;
+      const TenantIndex t = it->second;
+      const JobIndex job = it->first.second;
       const std::optional<Demand> demand = demand_of(ctx, decisions, job);
-      if (demand && !within(t, *demand, false)) {
-        borrowing_heads.push_back(t);
-        continue;
-      }
-      bool started = ctx.capacity_left() && demand && admissible(ctx, t, *demand) &&
-                     start(ctx, decisions, t, job);
+      if (demand && !within(t, *demand, false)) continue;  // borrows: pass 2
+      bool started =
+          ctx.capacity_left() && demand && admissible(t, *demand) && start(ctx, decisions, t, job);
       if (!started && reclaim_) started = reclaim_for(ctx, decisions, t, job);
-      if (started && !queues_[t].empty()) heads.push(head_key(ctx, t));
+      if (!started) failed_call_[t] = call_;  // done for this call
     }
     if (!borrowing_) return;
-    // Pass 2: heads that borrow from the cohort.
-    heads = head_heap(ctx, borrowing_heads);
-    while (!heads.empty() && ctx.capacity_left()) {
-      const TenantIndex t = heads.top().second;
-      heads.pop();
-      const JobIndex job = queues_[t].begin()->second;
+    // Pass 2: heads that borrow from the cohort (every queued tenant not done in pass 1).
+    walked = false;
+    while (ctx.capacity_left()) {
+      const auto it = walked ? heads_.upper_bound(last) : heads_.begin();
+      if (it == heads_.end()) break;
+      last = *it;
+      walked = true;
+      const TenantIndex t = it->second;
+      if (failed_call_[t] == call_) continue;
+      const JobIndex job = it->first.second;
       const std::optional<Demand> demand = demand_of(ctx, decisions, job);
-      if (!demand || !admissible(ctx, t, *demand) || !start(ctx, decisions, t, job)) continue;
-      if (!queues_[t].empty()) heads.push(head_key(ctx, t));
+      if (demand && admissible(t, *demand)) start(ctx, decisions, t, job);
     }
   }
 
  private:
   using Entry = std::pair<OrderKey, JobIndex>;
   using HeadKey = std::pair<Entry, TenantIndex>;
-  using HeadHeap = std::priority_queue<HeadKey, std::vector<HeadKey>, std::greater<>>;
   using Demand = std::vector<std::int64_t>;  // GPUs per dimension (all, or per GPU type)
 
   Entry entry_of(const SchedContext& ctx, JobIndex job) const {
@@ -131,50 +151,81 @@ class QuotaPolicy final : public Policy {
         job};
   }
   void enqueue(const SchedContext& ctx, JobIndex job) {
-    queues_[ctx.tenants().of_job(job)].insert(entry_of(ctx, job));
+    const TenantIndex t = ctx.tenants().of_job(job);
+    queues_[t].insert(entry_of(ctx, job));
+    relist(ctx, t);
   }
   void stopped(const SchedContext& ctx, JobIndex job) {
-    running_[ctx.tenants().of_job(job)].erase({ctx.job(job).last_start_ms(), job});
+    const TenantIndex t = ctx.tenants().of_job(job);
+    preemptible_running_[cohort_of_[t]].erase({ctx.job(job).last_start_ms(), job});
+    mark_dirty(t);
+  }
+  // The tenant's usage changed (or may have): re-read it from the engine at the next call.
+  void mark_dirty(TenantIndex t) {
+    if (dirty_[t] != 0) return;
+    dirty_[t] = 1;
+    dirty_list_.push_back(t);
   }
 
-  std::vector<TenantIndex> all_queued_tenants() const {
-    std::vector<TenantIndex> out;
-    for (TenantIndex t = 0; t < queues_.size(); ++t)
-      if (!queues_[t].empty()) out.push_back(t);
-    return out;
+  // Keeps heads_ (every queued tenant's head) and within_heads_ (the heads that may fit their
+  // tenant's nominal quota) up to date after t's queue or usage changed.
+  void relist(const SchedContext& ctx, TenantIndex t) {
+    if (head_listed_[t] != 0) heads_.erase({head_[t], t});
+    if (within_listed_[t] != 0) within_heads_.erase({head_[t], t});
+    head_listed_[t] = 0;
+    within_listed_[t] = 0;
+    if (queues_[t].empty()) return;
+    head_[t] = *queues_[t].begin();
+    heads_.emplace(head_[t], t);
+    head_listed_[t] = 1;
+    if (may_be_within(ctx, t)) {
+      within_heads_.emplace(head_[t], t);
+      within_listed_[t] = 1;
+    }
   }
-  HeadKey head_key(const SchedContext& /*ctx*/, TenantIndex t) const {
-    return {*queues_[t].begin(), t};
-  }
-  HeadHeap head_heap(const SchedContext& ctx, const std::vector<TenantIndex>& tenants) const {
-    std::vector<HeadKey> keys;
-    keys.reserve(tenants.size());
-    for (const TenantIndex t : tenants) keys.push_back(head_key(ctx, t));
-    return HeadHeap(std::greater<>(), std::move(keys));
+  // Whether t's head may fit t's nominal quota: exactly when its demand is known without a
+  // placement; always when it depends on one (an untyped job with per-type quotas).
+  bool may_be_within(const SchedContext& ctx, TenantIndex t) const {
+    const JobView view = ctx.job(head_[t].second);
+    if (per_type_ && view.gpu_type() == kAnyGpuType) return true;
+    Demand demand(dims_, 0);
+    demand[per_type_ ? view.gpu_type() : 0] = view.gpus();
+    return within(t, demand, false);
   }
 
   // Each tenant's GPUs in use by dimension, and each cohort's draw on its pool, from the
-  // engine's usage (the one owner); kept up to date below as this call starts and preempts.
+  // engine's usage (the one owner): re-read for the tenants whose usage changed since the last
+  // call; kept up to date below as this call starts and preempts.
   void snapshot(const SchedContext& ctx) {
     const TenantUsage& usage = ctx.tenant_usage();
-    std::fill(pool_used_.begin(), pool_used_.end(), 0);
-    for (TenantIndex t = 0; t < queues_.size(); ++t) {
+    for (const TenantIndex t : dirty_list_) {
+      dirty_[t] = 0;
+      add_pool_draw(t, -1);
       for (std::size_t d = 0; d < dims_; ++d)
         used_[t * dims_ + d] =
             usage.busy_gpus(t, per_type_ ? static_cast<GpuTypeIndex>(d) : kAnyGpuType);
-      add_pool_draw(ctx, t, 1);
+      add_pool_draw(t, 1);
+      relist(ctx, t);
     }
+    dirty_list_.clear();
   }
-  void add_pool_draw(const SchedContext& ctx, TenantIndex t, int sign) {
-    const std::uint32_t cohort = ctx.tenants().tenant(t).cohort;
+  // Adds (sign 1) or removes (-1) t's draw on its cohort's pool and its count as a borrower.
+  void add_pool_draw(TenantIndex t, int sign) {
+    const std::uint32_t cohort = cohort_of_[t];
     for (std::size_t d = 0; d < dims_; ++d)
       pool_used_[cohort * dims_ + d] +=
           sign * std::max<std::int64_t>(0, used_[t * dims_ + d] - guaranteed_[t * dims_ + d]);
+    if (sign < 0) {
+      over_in_cohort_[cohort] -= over_[t];
+    } else {
+      over_[t] = over_nominal(t) ? 1 : 0;
+      over_in_cohort_[cohort] += over_[t];
+    }
   }
-  void change_use(const SchedContext& ctx, TenantIndex t, const Demand& demand, int sign) {
-    add_pool_draw(ctx, t, -1);
+  void change_use(TenantIndex t, const Demand& demand, int sign) {
+    add_pool_draw(t, -1);
     for (std::size_t d = 0; d < dims_; ++d) used_[t * dims_ + d] += sign * demand[d];
-    add_pool_draw(ctx, t, 1);
+    add_pool_draw(t, 1);
   }
 
   // The GPUs per dimension `job` would take now: its GPU count, or per GPU type from its
@@ -211,9 +262,9 @@ class QuotaPolicy final : public Policy {
   std::int64_t borrowing_limit(TenantIndex t) const { return limits_[t]; }
 
   // The quota rules for `demand` more GPUs for tenant `t`: its limits and its cohort's pool.
-  bool admissible(const SchedContext& ctx, TenantIndex t, const Demand& demand) const {
+  bool admissible(TenantIndex t, const Demand& demand) const {
     if (!within(t, demand, borrowing_)) return false;
-    const std::uint32_t cohort = ctx.tenants().tenant(t).cohort;
+    const std::uint32_t cohort = cohort_of_[t];
     for (std::size_t d = 0; d < dims_; ++d) {
       const std::int64_t used = used_[t * dims_ + d];
       const std::int64_t guaranteed = guaranteed_[t * dims_ + d];
@@ -230,11 +281,13 @@ class QuotaPolicy final : public Policy {
     if (!placement) return false;
     Demand demand(dims_, 0);
     add_placement(ctx.cluster(), *placement, demand);
-    if (!admissible(ctx, t, demand)) return false;
+    if (!admissible(t, demand)) return false;
     decisions.start(job, *placement);
     queues_[t].erase(queues_[t].begin());
-    running_[t].emplace(ctx.now(), job);
-    change_use(ctx, t, demand, 1);
+    if (ctx.job(job).preemptible()) preemptible_running_[cohort_of_[t]].emplace(ctx.now(), job);
+    change_use(t, demand, 1);
+    mark_dirty(t);
+    relist(ctx, t);
     return true;
   }
 
@@ -246,49 +299,45 @@ class QuotaPolicy final : public Policy {
     // for room instead (docs/gpu-sharing.md).
     if (ctx.job(job).uses_sharing()) return false;
     const TenantTable& table = ctx.tenants();
-    const std::uint32_t cohort = table.tenant(t).cohort;
+    const std::uint32_t cohort = cohort_of_[t];
+    // Candidates: running preemptible jobs of the cohort's other tenants above their nominal
+    // quota, newest first (ties: larger job index first).
+    if (over_in_cohort_[cohort] - over_[t] == 0) return false;
     const JobView view = ctx.job(job);
-    // Candidates: running jobs of tenants of the cohort above their nominal quota, newest first.
-    using Running = std::pair<TimeMs, JobIndex>;
-    std::vector<Running> candidates;
-    for (TenantIndex s = 0; s < queues_.size(); ++s) {
-      if (s == t || table.tenant(s).cohort != cohort || !over_nominal(s)) continue;
-      for (const auto& running : running_[s])
-        if (ctx.job(running.second).preemptible()) candidates.push_back(running);
-    }
-    if (candidates.empty()) return false;
-    std::sort(candidates.begin(), candidates.end(), std::greater<>());
-    const std::vector<std::int64_t> used_before = used_;
-    const std::vector<std::int64_t> pool_used_before = pool_used_;
     WhatIf& what_if = ctx.what_if();
-    std::vector<JobIndex> victims;
+    std::vector<std::pair<JobIndex, Demand>> victims;  // with the GPUs each holds
     std::optional<Placement> placement;
-    for (const auto& [start_ms, victim] : candidates) {
+    const auto& running = preemptible_running_[cohort];
+    for (auto it = running.rbegin(); it != running.rend(); ++it) {
+      const JobIndex victim = it->second;
       const TenantIndex s = table.of_job(victim);
+      if (s == t) continue;
       Demand held(dims_, 0);
       add_placement(ctx.cluster(), ctx.job(victim).placement(), held);
+      // Above its nominal quota in a dimension the job uses (so, above it when the reclaim
+      // began: usage only falls while victims are chosen).
       if (!still_borrowing(s, held)) continue;
       what_if.release(victim);
-      change_use(ctx, s, held, -1);
-      victims.push_back(victim);
+      change_use(s, held, -1);
+      victims.emplace_back(victim, std::move(held));
       placement = what_if.place(view.gpu_type(), view.gpus());
       if (!placement) continue;
       Demand demand(dims_, 0);
       add_placement(ctx.cluster(), *placement, demand);
-      if (within(t, demand, false) && admissible(ctx, t, demand)) break;
+      if (within(t, demand, false) && admissible(t, demand)) break;
       placement.reset();
     }
+    if (victims.empty()) return false;
     what_if.reset();
-    used_ = used_before;
-    pool_used_ = pool_used_before;
+    for (auto it = victims.rbegin(); it != victims.rend(); ++it)
+      change_use(table.of_job(it->first), it->second, 1);
     if (!placement) return false;
-    for (const JobIndex victim : victims) {
+    for (const auto& [victim, held] : victims) {
       const TenantIndex s = table.of_job(victim);
-      Demand held(dims_, 0);
-      add_placement(ctx.cluster(), ctx.job(victim).placement(), held);
       decisions.preempt(victim);
       stopped(ctx, victim);
-      change_use(ctx, s, held, -1);
+      change_use(s, held, -1);
+      relist(ctx, s);
     }
     const bool started = start(ctx, decisions, t, job);
     SCHEDLAB_ASSERT(started, "a reclaiming job starts once the borrowers are preempted");
@@ -313,14 +362,27 @@ class QuotaPolicy final : public Policy {
   bool reclaim_;
   bool per_type_ = false;
   std::size_t dims_ = 1;
-  std::vector<std::set<Entry>> queues_;                         // per tenant
-  std::vector<std::set<std::pair<TimeMs, JobIndex>>> running_;  // per tenant: (start, job)
-  std::vector<std::int64_t> nominal_;                           // [tenant * dims + d]
-  std::vector<std::int64_t> guaranteed_;  // [tenant * dims + d]: nominal - lendable
-  std::vector<std::int64_t> limits_;      // per tenant: borrowing limit
-  std::vector<std::int64_t> pool_;        // [cohort * dims + d]: sum of lendable parts
-  std::vector<std::int64_t> pool_used_;   // [cohort * dims + d]: sum of draws beyond guaranteed
-  std::vector<std::int64_t> used_;        // [tenant * dims + d]: GPUs in use (this call)
+  std::vector<std::set<Entry>> queues_;       // per tenant
+  std::vector<std::int64_t> nominal_;         // [tenant * dims + d]
+  std::vector<std::int64_t> guaranteed_;      // [tenant * dims + d]: nominal - lendable
+  std::vector<std::int64_t> limits_;          // per tenant: borrowing limit
+  std::vector<std::uint32_t> cohort_of_;      // per tenant
+  std::vector<std::int64_t> pool_;            // [cohort * dims + d]: sum of lendable parts
+  std::vector<std::int64_t> pool_used_;       // [cohort * dims + d]: sum of draws beyond guaranteed
+  std::vector<std::int64_t> used_;            // [tenant * dims + d]: GPUs in use (this call)
+  std::vector<std::int64_t> over_;            // per tenant: 1 when above its nominal quota
+  std::vector<std::int64_t> over_in_cohort_;  // per cohort: its tenants above their quota
+  // Running preemptible jobs per cohort: (start, job).
+  std::vector<std::set<std::pair<TimeMs, JobIndex>>> preemptible_running_;
+  std::vector<Entry> head_;          // per tenant: its listed head
+  std::vector<char> head_listed_;    // per tenant: in heads_
+  std::vector<char> within_listed_;  // per tenant: in within_heads_
+  std::set<HeadKey> heads_;          // every queued tenant's head
+  std::set<HeadKey> within_heads_;   // the heads that may fit their nominal quota
+  std::vector<char> dirty_;          // per tenant: usage to re-read at the next call
+  std::vector<TenantIndex> dirty_list_;
+  std::vector<std::uint64_t> failed_call_;  // per tenant: the call whose pass 1 it failed
+  std::uint64_t call_ = 0;
 };
 
 }  // namespace

@@ -141,10 +141,15 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
   const TenantTable& table = ctx_->tenants();
   const std::vector<Figures> all = figures();
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  // Tenant names are unique, so each entry is appended (ordered_json's operator[] would search
+  // every earlier key: quadratic in tenants).
+  auto& members = out.get_ref<nlohmann::ordered_json::object_t&>();
+  members.reserve(table.size());
   for (TenantIndex t = 0; t < table.size(); ++t) {
     const Tenant& tenant = table.tenant(t);
     const Figures& f = all[t];
-    nlohmann::ordered_json& entry = out[tenant.name];
+    members.Container::emplace_back(tenant.name, nlohmann::ordered_json::object());
+    nlohmann::ordered_json& entry = members.back().second;
     entry["quota_gpus"] = tenant.quota_gpus;
     entry["weight"] = round_to(tenant.weight, 6);
     entry["jobs"] = {
