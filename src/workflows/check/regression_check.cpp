@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -61,6 +63,96 @@ std::vector<Tolerance> parse_tolerances(const std::vector<std::string>& items) {
   return out;
 }
 
+namespace {
+
+// Builds an ordered_json from SAX events in time linear in the document (ordered_json's own
+// insertion searches an object's earlier keys, and parsing with a callback scans an object's
+// members after each member object). It gives up (parse returns false, unusual() is true) on a
+// key given twice in one object or nesting near kMaxJsonDepth, which parse_json_text rules on.
+class OrderedJsonBuilder {
+ public:
+  bool null() { return put(Json(nullptr)); }
+  bool boolean(bool value) { return put(Json(value)); }
+  bool number_integer(Json::number_integer_t value) { return put(Json(value)); }
+  bool number_unsigned(Json::number_unsigned_t value) { return put(Json(value)); }
+  bool number_float(Json::number_float_t value, const Json::string_t& /*text*/) {
+    return put(Json(value));
+  }
+  bool string(Json::string_t& value) { return put(Json(std::move(value))); }
+  bool binary(Json::binary_t& value) { return put(Json::binary(std::move(value))); }
+  bool start_object(std::size_t /*size*/) { return open(Json::object()); }
+  bool start_array(std::size_t /*size*/) { return open(Json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(Json::string_t& name) {
+    Frame& frame = stack_.back();
+    auto& object = frame.node->get_ref<Json::object_t&>();
+    if (!frame.keys.insert(name).second) return give_up();
+    object.Container::emplace_back(std::move(name), nullptr);
+    frame.pending = &object.back().second;
+    return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) {
+    return false;
+  }
+  bool unusual() const { return unusual_; }
+  Json take() { return std::move(root_); }
+
+ private:
+  struct Frame {
+    Json* node;
+    std::unordered_set<std::string> keys;  // objects: the keys so far
+    Json* pending = nullptr;               // objects: where the value of the last key goes
+  };
+  bool give_up() {
+    unusual_ = true;
+    return false;
+  }
+  // Stores `value` where the next value goes; returns where it is.
+  Json* place(Json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Frame& frame = stack_.back();
+    if (frame.node->is_array()) {
+      frame.node->push_back(std::move(value));
+      return &frame.node->back();
+    }
+    *frame.pending = std::move(value);
+    return frame.pending;
+  }
+  bool put(Json value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(Json container) {
+    if (stack_.size() + 8 >= static_cast<std::size_t>(kMaxJsonDepth)) return give_up();
+    Json* node = place(std::move(container));
+    stack_.push_back(Frame{node, {}, nullptr});
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+  Json root_;
+  std::vector<Frame> stack_;
+  bool unusual_ = false;
+};
+
+// parse_json_text<Json>(text, file) in time near-linear in the text: the same document for
+// well-formed input; malformed input, keys given twice and deep nesting go to parse_json_text,
+// so its errors and rules apply unchanged.
+Json parse_summary_text(const std::string& text, const std::string& file) {
+  OrderedJsonBuilder builder;
+  if (Json::sax_parse(text, &builder) && !builder.unusual()) return builder.take();
+  return parse_json_text<Json>(text, file);
+}
+
+}  // namespace
+
 CheckInput summary_check_input(const std::string& label, Json summary) {
   CheckInput input;
   input.path = label;
@@ -106,7 +198,7 @@ CheckInput load_check_input(const std::string& path) {
   const std::string text = read_file_bytes(file);
   Json summary;
   try {
-    summary = parse_json_text<Json>(text, file);
+    summary = parse_summary_text(text, file);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError(fmt::format("{}: not valid JSON (error at byte {})", file, e.byte));
   } catch (const nlohmann::json::exception& e) {
@@ -215,19 +307,30 @@ std::vector<std::string> union_keys(const std::vector<NumericField>& base,
   return keys;
 }
 
-std::optional<double> find_field(const std::vector<NumericField>& fields, const std::string& key) {
-  for (const auto& f : fields)
-    if (f.key == key) return f.value;
-  return std::nullopt;
+// Each metric's value: the first field of that key, as a walk through the fields finds it.
+using FieldValues = std::unordered_map<std::string_view, double>;
+FieldValues field_values(const std::vector<NumericField>& fields) {
+  FieldValues out;
+  out.reserve(fields.size());
+  for (const auto& f : fields) out.emplace(f.key, f.value);
+  return out;
+}
+
+std::optional<double> find_field(const FieldValues& fields, const std::string& key) {
+  const auto it = fields.find(key);
+  if (it == fields.end()) return std::nullopt;
+  return it->second;
 }
 
 void compare_summaries(const std::string& cell, const Json& base, const Json& cur,
                        const std::vector<Tolerance>& tolerances, CheckReport& report) {
   const auto base_fields = flatten_numeric(base);
   const auto cur_fields = flatten_numeric(cur);
+  const FieldValues base_values = field_values(base_fields);
+  const FieldValues cur_values = field_values(cur_fields);
   for (const auto& key : union_keys(base_fields, cur_fields)) {
-    report.rows.push_back(compare_metric(cell, key, find_field(base_fields, key),
-                                         find_field(cur_fields, key), tolerances));
+    report.rows.push_back(compare_metric(cell, key, find_field(base_values, key),
+                                         find_field(cur_values, key), tolerances));
   }
 }
 
@@ -261,15 +364,20 @@ std::string setup_text(const Json& summary) {
 void note_setup_differences(const Json& base, const Json& cur, const std::string& prefix,
                             std::vector<std::string>& notes) {
   if (!base.is_object() || !cur.is_object()) return;
+  // The current object's members by key (ordered_json's find is a linear search).
+  std::unordered_map<std::string_view, const Json*> current;
+  current.reserve(cur.size());
+  for (const auto& [key, value] : cur.items()) current.emplace(key, &value);
   for (const auto& [key, value] : base.items()) {
-    const std::string path = prefix.empty() ? key : prefix + "." + key;
-    const auto it = cur.find(key);
-    if (it == cur.end()) continue;
+    const auto it = current.find(key);
+    if (it == current.end()) continue;
+    const Json& now = *it->second;
     if (value.is_object()) {
-      note_setup_differences(value, *it, path, notes);
-    } else if ((value.is_string() || value.is_boolean()) && value != *it) {
-      notes.push_back(fmt::format("setup differs: {} is {} in the baseline, {} now", path,
-                                  json_text(value), json_text(*it)));
+      note_setup_differences(value, now, prefix.empty() ? key : prefix + "." + key, notes);
+    } else if ((value.is_string() || value.is_boolean()) && value != now) {
+      notes.push_back(fmt::format("setup differs: {} is {} in the baseline, {} now",
+                                  prefix.empty() ? key : prefix + "." + key, json_text(value),
+                                  json_text(now)));
     }
   }
 }
