@@ -21,10 +21,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -174,6 +176,60 @@ int bench_inflate(const std::string& nodes_path, const std::string& pods_path) {
   return failures;
 }
 
+// The tenants part: quota, fair-share and drf with `--tenants equal` on traces of N tenants and
+// 2N jobs (the first N jobs one per tenant, the rest to tenants drawn uniformly; Poisson
+// arrivals at load 0.9 of 64x8 GPUs, gangs of 1-8 GPUs, log-normal durations of mean 1 h;
+// seeded), N = 10k and 100k, whole command with --json (no output directory: timeseries.csv
+// has a column per tenant, rows x tenants by its format). The target is under 10 s at 100k.
+int bench_tenants(const std::string& schedlab, const std::string& work_dir, std::uint64_t seed) {
+  const std::vector<std::uint32_t> sizes = {10000, 100000};
+  std::printf("\ntenants: N tenants, 2N jobs on 64x8 (load 0.9), --tenants equal, --json\n");
+  std::printf("%-12s %8s %8s %8s %9s %8s\n", "policy", "tenants", "jobs", "wall_s", "replay_s",
+              "peak_MB");
+  int failures = 0;
+  for (const std::uint32_t tenants : sizes) {
+    const std::string path = fmt::format("{}/tenants-{}.csv", work_dir, tenants);
+    if (!fs::exists(path)) {
+      std::mt19937_64 rng(seed);
+      auto uniform = [&rng]() { return static_cast<double>(rng() >> 11) / 9007199254740992.0; };
+      constexpr int kGangs[] = {1, 1, 1, 1, 2, 2, 4, 8};
+      const double mean_gap_s = 2.5 * 3600.0 / (0.9 * 512);
+      std::string csv = "id,submit_time,gpus,duration,tenant\n";
+      double submit_s = 0;
+      for (std::uint64_t j = 0; j < 2ULL * tenants; ++j) {
+        submit_s += -std::log(1.0 - uniform()) * mean_gap_s;
+        const auto tenant = j < tenants ? j : static_cast<std::uint64_t>(uniform() * tenants);
+        const int gpus = kGangs[static_cast<int>(uniform() * 8)];
+        // Log-normal, sigma 1, mean 3,600 s (Box-Muller).
+        const double normal = std::sqrt(-2.0 * std::log(1.0 - uniform())) *
+                              std::cos(2.0 * 3.141592653589793 * uniform());
+        const double duration_s = std::max(1.0, std::exp(std::log(3600.0) - 0.5 + normal));
+        csv += fmt::format("j{},{:.1f},{},{:.0f},t{:06d}\n", j, submit_s, gpus, duration_s, tenant);
+      }
+      std::ofstream(path) << csv;
+    }
+    for (const std::string policy : {"quota", "fair-share", "drf"}) {
+      const std::string out = fmt::format("{}/tenants-{}-{}.json", work_dir, policy, tenants);
+      const ChildRun run = run_child({schedlab, "run", "--trace", path, "--cluster", "64x8",
+                                      "--policy", policy, "--tenants", "equal", "--json"},
+                                     out);
+      if (run.exit_code != 0) {
+        std::printf("%-12s %8u  FAILED (exit %d; see %s)\n", policy.c_str(), tenants, run.exit_code,
+                    out.c_str());
+        ++failures;
+        continue;
+      }
+      std::ifstream summary_file(out);
+      const auto summary = nlohmann::json::parse(summary_file);
+      std::printf("%-12s %8u %8u %8.2f %9.2f %8.1f\n", policy.c_str(), tenants, 2 * tenants,
+                  run.wall_s, summary["engine"]["wall_s"].get<double>(), run.peak_rss_mb);
+      if (tenants == 100000 && run.wall_s >= 10.0) ++failures;
+      std::fflush(stdout);
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -202,7 +258,7 @@ int main(int argc, char** argv) {
   std::string parts_text = "replay,sweep,inflate";
   app.add_option("--parts", parts_text,
                  "what to measure: replay (schedlab run), sweep (on MPI), inflate (GPU-sharing "
-                 "placements)")
+                 "placements), tenants (quota, fair-share, drf at 10k and 100k tenants)")
       ->capture_default_str();
   std::string mpirun = SCHEDLAB_BENCH_MPIEXEC;
   app.add_option("--mpirun", mpirun, "mpirun of the sweep part (\"\": skip it)")
@@ -284,5 +340,6 @@ int main(int argc, char** argv) {
   if (wanted("sweep")) failures += bench_mpi_sweep(schedlab, mpirun, sweep_trace, work_dir);
   if (wanted("inflate"))
     failures += bench_inflate("traces/alibaba-openb-nodes.csv", "traces/alibaba-openb-pods.csv.gz");
+  if (wanted("tenants")) failures += bench_tenants(schedlab, work_dir, seed);
   return failures == 0 ? 0 : 1;
 }
