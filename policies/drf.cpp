@@ -28,8 +28,10 @@
 // victims still inside their earliest useful preemption time makes the policy wake itself when
 // the first of them becomes eligible. Shares are recomputed after every preemption.
 //
-// Cost. A pass builds a heap over the tenants with queued jobs, O(tenants); each start is
-// O(log queue + log tenants + GPU types). With preempt=false, a call with no GPU free returns at
+// Cost. With preempt=false the tenants with queued jobs stay ordered by (share, tenant) between
+// calls and a pass reads them in order, relisting only those whose jobs started, ended or arrived
+// (O(log tenants) each); with preempt=true a pass builds a heap over them, O(tenants). Each start
+// is O(log queue + log tenants + GPU types). With preempt=false, a call with no GPU free returns at
 // once, and a call after which nothing was released (no end, requeue or node change) only
 // examines the tenants that received jobs since the last call: every other tenant's head did not
 // fit before and still does not. With preempt=true, the preemption candidates (running

@@ -46,8 +46,12 @@
 // submit, index) order, and after them younger jobs in (submit, priority desc, index) order (older
 // first = larger score); jobs move from the second to the first as they reach max_age, each once
 // (found through one set of all young jobs by submit time), so the order stays exact at O(log
-// queue) per job with no re-sorting. A schedule() call that orders costs O(tenants + (started jobs
-// + dropped classes) × (log tenants + classes of a tenant)) and stops as soon as no GPU is free.
+// queue) per job with no re-sorting. A schedule() call that orders costs O((started jobs + dropped
+// classes) × (log tenants + classes of a tenant)) plus, without aging, O(log tenants) per tenant
+// busy since its last refresh: the tenants with queued jobs stay ordered by their first key
+// between calls (their score changes only when their usage does), so a pass reads them in order
+// and merges them with the heads it pushes again; with aging every score changes with time and a
+// pass costs O(tenants) more. It stops as soon as no GPU is free.
 // With blocking=false and nothing released since the last call (no end, requeue or node change),
 // jobs that did not fit still do not, so only newly arrived jobs are tried, in order, refreshing
 // only their tenants (all tenants with aging, whose score needs sum_j E_j). A call with no GPU free

@@ -21,6 +21,13 @@
 // (the run then stops with exit 3 naming it).
 // Reclaim preempts at once, whatever the victims' progress: the reclaiming tenant stays within
 // its quota and borrowers never preempt, so no job is preempted by one it preempted.
+//
+// Cost: the heads, and the heads that fit their tenant's nominal quota, stay ordered between
+// calls, and usage is re-read only for the tenants whose jobs started or stopped, so a call
+// costs O(log tenants) per head it visits: pass 1 visits only heads within a nominal quota (at
+// most the quotas' GPUs of them), pass 2 stops when no GPU is free. Reclaim walks the cohort's
+// running preemptible jobs, newest first, until the head fits.
+//
 // Parameters: order (fifo | priority), borrowing (true), reclaim (preempt | none).
 // Citation: Kubernetes Kueue, "Cluster Queue: cohorts, borrowing and lending limits,
 // preemption" (kueue.sigs.k8s.io/docs/concepts/cluster_queue/); hard partitions as in the
