@@ -38,7 +38,8 @@ struct Page {
   void figure(std::string caption, std::string markup);
 };
 
-// GitHub-flavoured Markdown; '|' in cells is escaped. Ends with one newline.
+// GitHub-flavoured Markdown; '|' in cells is escaped, "<" that could open raw HTML is written
+// "&lt;", and headings and cells are kept on one line. Ends with one newline.
 std::string render_markdown(const Page& page);
 // HTML5 with the report's look (docs/workflows.md "Report").
 std::string render_html(const Page& page);

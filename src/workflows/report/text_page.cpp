@@ -1,6 +1,7 @@
 // Page rendering: Markdown and HTML from one page model (schedlab/text_page.hpp).
 #include "schedlab/text_page.hpp"
 
+#include <cctype>
 #include <string>
 #include <utility>
 
@@ -52,9 +53,28 @@ std::string inline_html(const std::string& text) {
   return out;
 }
 
+// Text as Markdown shows it literally where it could open raw HTML or an autolink: "<" before
+// a letter, '/', '!' or '?' becomes "&lt;" (names from suites and traces are not markup).
+// `one_line`: line breaks and other control characters become spaces (headings, cells).
+std::string markdown_text(const std::string& text, bool one_line) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '<' && (std::isalpha(static_cast<unsigned char>(next)) != 0 || next == '/' ||
+                     next == '!' || next == '?'))
+      out += "&lt;";
+    else if (one_line && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f))
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string markdown_cell(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : markdown_text(text, true)) {
     if (c == '|') out += '\\';
     out += c;
   }
@@ -103,10 +123,13 @@ std::string render_markdown(const Page& page) {
     if (!out.empty()) out += '\n';
     switch (block.kind) {
       case PageBlock::Kind::kHeading:
-        out += std::string(static_cast<std::size_t>(block.level), '#') + ' ' + block.text + '\n';
+        out += std::string(static_cast<std::size_t>(block.level), '#') + ' ' +
+               markdown_text(block.text, true) + '\n';
         break;
-      case PageBlock::Kind::kParagraph: out += block.text + '\n'; break;
-      case PageBlock::Kind::kFigure: out += "Chart (in the HTML page): " + block.text + '\n'; break;
+      case PageBlock::Kind::kParagraph: out += markdown_text(block.text, false) + '\n'; break;
+      case PageBlock::Kind::kFigure:
+        out += "Chart (in the HTML page): " + markdown_text(block.text, false) + '\n';
+        break;
       case PageBlock::Kind::kTable: {
         const PageTable& t = block.table;
         out += '|';
