@@ -16,8 +16,9 @@
 //   metric (tied values share the mean of their ranks); per metric, its mean over the traces;
 //   the overall score, the mean of those over the metrics. These rank like lower-is-better
 //   metrics, with CI and significance over the replicates.
-// - The outputs (leaderboard.md, leaderboard.csv, leaderboard.html) are written atomically
-//   after every sweep finished, and are byte-identical across runs of the same suite.
+// - The outputs (leaderboard.md, leaderboard.csv, leaderboard.html) are written as one output
+//   set (write_files_atomically, with its completion marker) after every sweep finished, and
+//   are byte-identical across runs of the same suite.
 #pragma once
 
 #include <cstddef>

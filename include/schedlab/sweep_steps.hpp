@@ -6,7 +6,8 @@
 // - prepare_sweep validates every input before anything is written (ConfigError /
 //   TraceError), then scans the output directory: a cell whose cell.json matches its marker and
 //   whose summary.json reads is done (resumed); leftover ".NAME.tmp.PID" files of the cells and
-//   of the directory itself are deleted.
+//   of the directory itself are deleted. It takes the output directory's lock
+//   (OutputDirLock, held by SweepRun::output_lock) after the validation, before the scan.
 // - run_sweep_cell writes one cell's files into OUT/cells/NNNN atomically, cell.json last, and
 //   may run on any thread of any process that sees OUT (a shared filesystem across machines).
 // - record_sweep_cell is called once per pending cell, serialized, in completion order.
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +29,8 @@
 #include "schedlab/sweep_inflight.hpp"
 
 namespace schedlab {
+
+class OutputDirLock;
 
 // A sweep between its resume scan and its tables. Vectors named "by cell index" have a slot for
 // every cell of the spec; only this run's cells (its shard) are filled.
@@ -44,6 +48,7 @@ struct SweepRun {
   std::vector<std::exception_ptr> failures;
   SweepProgress progress;  // the latest report to SweepRunOptions::progress
   SweepOutcome outcome;    // cells, total_cells and resumed; finish_sweep completes it
+  std::shared_ptr<const OutputDirLock> output_lock;  // the output directory, while this lives
 };
 
 // Validates the inputs and scans the output directory; reports the scan to options.progress.
@@ -56,8 +61,8 @@ nlohmann::ordered_json run_sweep_cell(const SweepSpec& spec, const SweepInputs& 
                                       const nlohmann::ordered_json& marker,
                                       const RunProgressCallback& progress = {});
 
-// The text results.jsonl records for a failed cell: "stuck: ...", "input error: ..." or
-// "internal error: ...".
+// The text results.jsonl records for a failed cell: "stuck: ...", "input error: ...",
+// "output error: ..." (an OutputError: its files could not be written) or "internal error: ...".
 std::string sweep_failure_text(const std::exception_ptr& failure);
 
 // Records a finished cell of run.pending: its summary, or its failure (`failure` non-null, with

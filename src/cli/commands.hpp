@@ -34,6 +34,16 @@ inline constexpr int kExitOutput = 5;      // an output could not be written (di
 
 using Action = std::function<int()>;
 
+// The check of every -o/--out: an empty path names no output (exit 2 before anything runs).
+inline CLI::Validator non_empty_output_path() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path.empty() ? std::string("empty path; give the file or directory to write")
+                            : std::string();
+      },
+      "");
+}
+
 // Options shared by every command that runs simulations. The run options (the flags of
 // run_option_table()) are kept as given and validated by to_run_options.
 struct SimulationOptions {

@@ -175,7 +175,8 @@ Action add_compare_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   cmd->add_option("-o,--out", args->out_dir,
                   "also write compare.csv, compare.json and each policy's outputs under "
-                  "DIR/<policy>/");
+                  "DIR/<policy>/")
+      ->check(non_empty_output_path());
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     if (args->policies.empty()) {
@@ -213,7 +214,9 @@ Action add_compare_command(CLI::App& app) {
 
     // Rewriting an earlier comparison: the directory reads as incomplete until compare.json
     // and its marker are written again, after every policy's outputs.
+    std::optional<OutputDirLock> lock;  // inputs checked: the directory is ours until the end
     if (!args->out_dir.empty()) {
+      lock.emplace(args->out_dir);
       std::error_code ignored;
       std::filesystem::remove(std::filesystem::path(args->out_dir) / kCompleteMarker, ignored);
     }
@@ -234,8 +237,9 @@ Action add_compare_command(CLI::App& app) {
                    fixed(result.summary["engine"]["wall_s"].get<double>(), 3));
       if (!args->out_dir.empty()) {
         const std::string summary_text = json_text(result.summary, 2) + "\n";
-        write_files_atomically(args->out_dir + "/" + contenders[cell.variant].policy,
-                               run_output_files(result, summary_text));
+        const std::string dir = args->out_dir + "/" + contenders[cell.variant].policy;
+        remove_stale_temporaries(dir);
+        write_files_atomically(dir, run_output_files(result, summary_text));
       }
       summaries[cell.index] = std::move(result.summary);
     };

@@ -37,7 +37,8 @@ Action add_convert_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--to", args->to, "output format: native | swf")->required();
   cmd->add_option("-o,--out", args->out, "output file (written atomically; .gz compresses)")
-      ->required();
+      ->required()
+      ->check(non_empty_output_path());
   add_filter_option(*cmd, args->filters);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;

@@ -72,7 +72,8 @@ Action add_gen_command(CLI::App& app) {
   auto& s = args->spec;
   CLI::App* cmd = app.add_subcommand("gen", "generate a synthetic trace (native format), seeded");
   cmd->add_option("-o,--out", args->out,
-                  "output file (written atomically; .gz compresses); default stdout");
+                  "output file (written atomically; .gz compresses); default stdout")
+      ->check(non_empty_output_path());
   auto* jobs =
       cmd->add_option("-n,--jobs", s.jobs, "number of jobs (with --like: as many as the trace)")
           ->capture_default_str()

@@ -78,7 +78,9 @@ Action add_inflate_command(CLI::App& app) {
                   "pod list: name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec (openb's "
                   "pod list, gzip or plain)")
       ->required();
-  cmd->add_option("-o,--out", a->out_dir, "output directory")->required();
+  cmd->add_option("-o,--out", a->out_dir, "output directory")
+      ->required()
+      ->check(non_empty_output_path());
   cmd->add_option("--placements", a->placements,
                   "placements to compare (default: random-fit, best-fit, dot-product, "
                   "gpu-packing, gpu-clustering, fgd)")
@@ -108,6 +110,7 @@ Action add_inflate_command(CLI::App& app) {
     if (!a->seeds.empty()) options.seeds = seed_list(a->seeds);
     const SharedCluster cluster = read_shared_nodes(a->nodes_file);
     const std::vector<SharedTask> tasks = read_shared_tasks(a->pods_file, cluster);
+    const OutputDirLock lock(a->out_dir);  // inputs checked: the directory is ours until the end
     const bool quiet = a->quiet;
     InflateResult result = run_inflate(cluster, tasks, options, [quiet](const InflateReplicate& r) {
       if (quiet) return;

@@ -56,7 +56,9 @@ Action add_leaderboard_command(CLI::App& app) {
       "leaderboard",
       "rank policies on a suite of traces over replicates: leaderboard.md, .csv and .html");
   cmd->add_option("suite", a->suite_file, "suite JSON (docs/leaderboard.md)")->required();
-  cmd->add_option("-o,--out", a->out_dir, "output directory")->required();
+  cmd->add_option("-o,--out", a->out_dir, "output directory")
+      ->required()
+      ->check(non_empty_output_path());
   cmd->add_option("-j,--jobs", a->jobs, "cells in parallel (default: one per core)");
   cmd->add_flag("--rerun", a->rerun, "ignore finished cells of an earlier run");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress on stderr");

@@ -1,5 +1,6 @@
 // schedlab command line: dispatches to the subcommands and maps errors to exit codes.
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <initializer_list>
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
   using namespace schedlab;
   using namespace schedlab::cli;
   reexec_with_huge_pages(argv);
+  // Past `ulimit -f` a write fails with EFBIG (exit 5, temporaries removed) instead of killing.
+  std::signal(SIGXFSZ, SIG_IGN);
   auto logger = spdlog::stderr_logger_st("schedlab");
   logger->set_formatter(stderr_log_formatter());
   spdlog::set_default_logger(logger);

@@ -44,7 +44,9 @@ Action add_report_command(CLI::App& app) {
                   "run output directories (one per policy) or their summary.json, compare -o "
                   "directories, or one sweep output directory")
       ->required();
-  cmd->add_option("-o,--out", a->out, "HTML file to write")->capture_default_str();
+  cmd->add_option("-o,--out", a->out, "HTML file to write")
+      ->capture_default_str()
+      ->check(non_empty_output_path());
   cmd->add_option("--title", a->title, "page title");
   cmd->add_option("--load", a->load,
                   "sweeps: load scale shown in the per-policy charts (default: closest to 1)");

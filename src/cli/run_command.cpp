@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -40,8 +41,9 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--param", args->params, "policy parameter key=value (repeatable)");
   cmd->add_flag("--json", args->json, "print summary.json on stdout instead of the table");
   cmd->add_option(
-      "-o,--out", args->out_dir,
-      "write summary.json, jobs.csv, attempts.csv, timeseries.csv (and tenants.csv) here");
+         "-o,--out", args->out_dir,
+         "write summary.json, jobs.csv, attempts.csv, timeseries.csv (and tenants.csv) here")
+      ->check(non_empty_output_path());
   cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   cmd->add_flag("--isolated-baseline", args->isolated_baseline,
                 "also run each tenant alone on its entitled partition: finish-time fairness");
@@ -63,6 +65,9 @@ Action add_run_command(CLI::App& app) {
     Stopwatch stopwatch;
     const Trace trace = load_trace(args->sim.trace, args->sim.format, args->sim.filters);
     spdlog::info("read {} jobs in {:.3f} s", trace.jobs.size(), stopwatch.lap_s());
+    // Inputs checked: the output directory is this run's until it ends.
+    std::optional<OutputDirLock> lock;
+    if (request.files) lock.emplace(args->out_dir);
     TerminalStatus status(args->quiet);
     if (status.enabled())
       request.progress = [&status](const RunProgress& p) {

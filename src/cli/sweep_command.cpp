@@ -288,6 +288,8 @@ std::string overview(const std::vector<SweepGroup>& groups) {
     throw StuckError(fmt::format("{}: {}", where, e.what()));
   } catch (const InputError& e) {
     throw ConfigError(fmt::format("{}: {}", where, e.what()));
+  } catch (const OutputError& e) {
+    throw OutputError(fmt::format("{}: {}", where, e.what()));
   } catch (const PolicyError& e) {
     throw PolicyError(fmt::format("{}: {}", where, e.what()));
   } catch (const InvariantError& e) {
@@ -303,6 +305,7 @@ namespace {
 int failed_cell_exit_code(const std::string& error) {
   if (error.starts_with("stuck:")) return kExitStuck;
   if (error.starts_with("input error:")) return kExitInput;
+  if (error.starts_with("output error:")) return kExitOutput;
   return kExitInternal;
 }
 
@@ -352,6 +355,7 @@ int emit_slurm(const SweepArgs& a, const SweepSpec& parsed) {
   request.time_limit = a.time_limit;
   request.partition = a.partition;
   const auto files = slurm_array_files(spec, request);
+  const OutputDirLock lock(request.out_dir);
   std::vector<std::pair<std::string, std::string_view>> views;
   views.reserve(files.size());
   for (const auto& [name, content] : files) views.emplace_back(name, content);
@@ -485,7 +489,8 @@ Action add_sweep_command(CLI::App& app) {
                   "sweep spec JSON; flags below replace its axes and options");
   cmd->add_option("-o,--out", a->out_dir,
                   "output directory (results.csv, results.jsonl, aggregate.*, cells/)")
-      ->required();
+      ->required()
+      ->check(non_empty_output_path());
   cmd->add_option("-j,--jobs", a->jobs, "cells run in parallel (0: one per core)")
       ->capture_default_str();
   cmd->add_flag("--rerun", a->rerun, "run every cell again instead of resuming finished ones");

@@ -1,6 +1,8 @@
 #include "schedlab/output.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,26 +24,107 @@ namespace {
   throw OutputError(fmt::format("{}: cannot {}: {}", path.string(), what, std::strerror(error)));
 }
 
-// Writes `content` to `path` (created or truncated), all of it, and closes it; errno on failure.
-int write_whole_file(const fs::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return errno;
+// Writes all of `content` to `fd`; 0 or errno.
+int write_all(int fd, std::string_view content) {
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      ::close(fd);
-      return error;
-    }
+    if (n <= 0) return n < 0 ? errno : EIO;
     written += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// Writes `content` to `path` (created or truncated), all of it, and closes it; errno on failure.
+int write_whole_file(const fs::path& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return errno;
+  if (const int error = write_all(fd, content); error != 0) {
+    ::close(fd);
+    return error;
   }
   return ::close(fd) == 0 ? 0 : errno;
 }
 
+// What an output path names once its symlinks are followed.
+struct OutputTarget {
+  enum class Kind { kNothing, kRegular, kStream };
+  fs::path path;
+  Kind kind = Kind::kNothing;
+};
+
+constexpr int kMaxSymlinkHops = 40;
+
+OutputTarget output_target(const std::string& given) {
+  fs::path path(given);
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return {path, OutputTarget::Kind::kNothing};
+      fail_output(path, "examine output path", errno);
+    }
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const fs::path target = fs::read_symlink(path, ec);
+      if (ec) fail_output(path, "read the symbolic link", ec.value());
+      if (hops >= kMaxSymlinkHops)
+        throw ConfigError(fmt::format("{}: too many levels of symbolic links", given));
+      path = target.is_absolute() ? target : path.parent_path() / target;
+      continue;
+    }
+    if (S_ISREG(st.st_mode)) return {path, OutputTarget::Kind::kRegular};
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return {path, OutputTarget::Kind::kStream};
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a special file";
+    throw ConfigError(fmt::format(
+        "{}: is {}; an output file must be a regular file, a character device or a FIFO",
+        path.string(), kind));
+  }
+}
+
+// Writes into an existing character device or FIFO without replacing it.
+void write_through(const fs::path& path, std::string_view content) {
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) fail_output(path, "open output file", errno);
+  if (const int error = write_all(fd, content); error != 0) {
+    ::close(fd);
+    fail_output(path, "write output file", error);
+  }
+  if (::close(fd) != 0) fail_output(path, "write output file", errno);
+}
+
+// The temporaries of a write: removed unless committed (every failure path, exceptions too).
+class Temporaries {
+ public:
+  Temporaries() = default;
+  Temporaries(const Temporaries&) = delete;
+  Temporaries& operator=(const Temporaries&) = delete;
+  ~Temporaries() {
+    std::error_code ignored;
+    for (const auto& path : paths_) fs::remove(path, ignored);
+  }
+  void add(fs::path path) { paths_.push_back(std::move(path)); }
+  void commit() { paths_.clear(); }
+
+ private:
+  std::vector<fs::path> paths_;
+};
+
+// `dir` as an existing directory: created when missing (OutputError when that fails);
+// ConfigError when it exists as something else.
 void create_directory(const std::string& dir) {
+  if (dir.empty()) throw ConfigError("output directory: empty path");
   std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  if (fs::exists(fs::symlink_status(dir, ec)))
+    throw ConfigError(
+        fmt::format("{}: exists and is not a directory; give a directory for the outputs", dir));
   fs::create_directories(dir, ec);
   if (ec)
     throw OutputError(
@@ -53,54 +136,141 @@ fs::path temporary_beside(const fs::path& final_path) {
          fmt::format(".{}.tmp.{}", final_path.filename().string(), ::getpid());
 }
 
+// ".NAME.tmp.PID", as temporary_beside names them.
+bool is_temporary_name(const std::string& name) {
+  const auto at = name.rfind(".tmp.");
+  if (!name.starts_with(".") || at == std::string::npos || at == 0) return false;
+  const std::string_view pid = std::string_view(name).substr(at + 5);
+  return !pid.empty() && pid.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// Replaces the regular file (or nothing) at `final_path` atomically.
+void replace_file(const fs::path& final_path, std::string_view content) {
+  const fs::path tmp = temporary_beside(final_path);
+  Temporaries temporaries;
+  temporaries.add(tmp);
+  if (const int error = write_whole_file(tmp, content); error != 0)
+    fail_output(final_path, "write output file", error);
+  if (::rename(tmp.c_str(), final_path.c_str()) != 0)
+    fail_output(final_path, "rename output file into place", errno);
+  temporaries.commit();
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view content) {
-  const fs::path final_path(path);
-  const fs::path tmp = temporary_beside(final_path);
-  if (const int error = write_whole_file(tmp, content); error != 0) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    fail_output(final_path, "write output file", error);
-  }
-  if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    const int error = errno;
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    fail_output(final_path, "rename output file into place", error);
-  }
+  const OutputTarget target = output_target(path);
+  if (target.kind == OutputTarget::Kind::kStream)
+    write_through(target.path, content);
+  else
+    replace_file(target.path, content);
 }
 
 void write_files_atomically(const std::string& dir,
                             const std::vector<std::pair<std::string, std::string_view>>& files) {
   create_directory(dir);
+  for (const auto& [name, content] : files) {
+    const fs::path final_path = fs::path(dir) / name;
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(final_path, ec);
+    if (fs::exists(status) && !fs::is_regular_file(status))
+      throw ConfigError(fmt::format(
+          "{}: exists and is not a regular file; an output set replaces only regular files",
+          final_path.string()));
+  }
   const fs::path marker = fs::path(dir) / kCompleteMarker;
   if (::unlink(marker.c_str()) != 0 && errno != ENOENT)
     fail_output(marker, "remove the completion marker", errno);
   std::vector<std::pair<fs::path, fs::path>> staged;
-  auto discard = [&staged] {
-    std::error_code ignored;
-    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ignored);
-  };
+  Temporaries temporaries;
   std::string names;
   for (const auto& [name, content] : files) {
     const fs::path final_path = fs::path(dir) / name;
     const fs::path tmp = temporary_beside(final_path);
     staged.emplace_back(tmp, final_path);
+    temporaries.add(tmp);
     names += name + "\n";
-    if (const int error = write_whole_file(tmp, content); error != 0) {
-      discard();
+    if (const int error = write_whole_file(tmp, content); error != 0)
       fail_output(final_path, "write output file", error);
-    }
   }
-  for (const auto& [tmp, final_path] : staged) {
-    if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
+  for (const auto& [tmp, final_path] : staged)
+    if (::rename(tmp.c_str(), final_path.c_str()) != 0)
+      fail_output(final_path, "rename output file into place", errno);
+  temporaries.commit();
+  replace_file(marker, names);
+}
+
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ignored;
+    if (is_temporary_name(it->path().filename().string()) &&
+        fs::is_regular_file(it->symlink_status(ignored)))
+      stale.push_back(it->path());
+  }
+  for (const auto& path : stale) fs::remove(path, ec);
+}
+
+OutputDirLock::OutputDirLock(const std::string& dir) {
+  if (dir.empty()) throw ConfigError("output directory: empty path");
+  fs::path missing = fs::path(dir).lexically_normal();
+  if (!missing.has_filename()) missing = missing.parent_path();
+  std::error_code ec;
+  while (!missing.empty() && missing.has_filename() &&
+         !fs::exists(fs::symlink_status(missing, ec))) {
+    created_dirs_.push_back(missing.string());
+    missing = missing.parent_path();
+  }
+  create_directory(dir);
+  lock_path_ = (fs::path(dir) / kOutputLock).string();
+  // The holder removes the file on release: a lock taken on a removed file is taken again.
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) fail_output(lock_path_, "create the output directory's lock file", errno);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
-      discard();
-      fail_output(final_path, "rename output file into place", error);
+      std::string holder(256, '\0');
+      const ssize_t n = ::pread(fd, holder.data(), holder.size(), 0);
+      ::close(fd);
+      if (error != EWOULDBLOCK) fail_output(lock_path_, "lock the output directory", error);
+      holder.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      const auto space = holder.find(' ');
+      const std::string pid = space == std::string::npos ? holder : holder.substr(0, space);
+      const std::string host = space == std::string::npos ? "" : holder.substr(space + 1);
+      throw ConfigError(fmt::format(
+          "{}: output directory in use by schedlab pid {} on host {} (lock {}); wait for it to "
+          "finish or write elsewhere",
+          dir, pid.empty() ? "?" : pid, host.empty() ? "?" : host, lock_path_));
+    }
+    struct stat held {};
+    struct stat named {};
+    if (::fstat(fd, &held) == 0 && ::stat(lock_path_.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      fd_ = fd;
+    } else {
+      ::close(fd);
+      if (attempt >= 100) fail_output(lock_path_, "lock the output directory", EAGAIN);
     }
   }
-  write_file_atomically(marker.string(), names);
+  std::string host(256, '\0');
+  if (::gethostname(host.data(), host.size() - 1) != 0) host = "unknown";
+  host.resize(std::strlen(host.c_str()));
+  const std::string holder = fmt::format("{} {}\n", ::getpid(), host);
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, holder.data(), holder.size(), 0) < 0) {
+    const int error = errno;
+    ::unlink(lock_path_.c_str());
+    ::close(fd_);
+    fail_output(lock_path_, "write the output directory's lock file", error);
+  }
+  remove_stale_temporaries(dir);
+}
+
+OutputDirLock::~OutputDirLock() {
+  ::unlink(lock_path_.c_str());
+  ::close(fd_);
+  for (const auto& dir : created_dirs_) ::rmdir(dir.c_str());  // only while empty
 }
 
 void require_complete_output_set(const std::string& dir) {

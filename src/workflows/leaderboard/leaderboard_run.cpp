@@ -18,6 +18,7 @@ LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
                                    const LeaderboardRunOptions& options) {
   // Every trace's inputs are read and checked before any cell runs.
   for (const auto& trace : suite.traces) load_sweep_inputs(trace.sweep);
+  const OutputDirLock lock(options.out_dir);  // each sweep locks its own directory below
   LeaderboardOutcome outcome;
   std::vector<std::vector<nlohmann::ordered_json>> rows;
   for (std::size_t t = 0; t < suite.traces.size(); ++t) {
@@ -41,8 +42,9 @@ LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
   if (outcome.first_failure) return outcome;
   outcome.board = compute_leaderboard(suite, rows);
   const auto files = leaderboard_files(suite, outcome.board);
-  for (const auto& [name, content] : files)
-    write_file_atomically((fs::path(options.out_dir) / name).string(), content);
+  // One set with its completion marker: never a board of mixed runs.
+  std::vector<std::pair<std::string, std::string_view>> views(files.begin(), files.end());
+  write_files_atomically(options.out_dir, views);
   return outcome;
 }
 

@@ -1,6 +1,7 @@
 // The steps of a sweep run (sweep_steps.hpp) and run_sweep, which runs them on local threads.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -76,19 +77,6 @@ std::optional<Json> read_json_file(const fs::path& path) {
   }
 }
 
-// Removes temporaries ".NAME.tmp.PID" that an interrupted write left in `dir`.
-void remove_stale_temporaries(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  std::vector<fs::path> stale;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with(".") && name.find(".tmp.") != std::string::npos)
-      stale.push_back(entry.path());
-  }
-  for (const auto& path : stale) fs::remove(path, ec);
-}
-
 }  // namespace
 
 SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
@@ -104,6 +92,8 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     throw ConfigError(fmt::format(
         "--shard {}/{}: the sweep has {} cells, so at most {} shards (every shard runs a cell)",
         options.shard.index, options.shard.count, all_cells.size(), all_cells.size()));
+  // Inputs checked: from here on this process owns the output directory.
+  run.output_lock = std::make_shared<const OutputDirLock>(options.out_dir);
   run.cells = all_cells;
   std::erase_if(run.cells,
                 [&options](const SweepCell& cell) { return !in_shard(cell, options.shard); });
@@ -139,10 +129,9 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   run.failures.resize(all_cells.size());
   run.outcome.cells = run.cells.size();
   run.outcome.total_cells = all_cells.size();
-  remove_stale_temporaries(options.out_dir);
   for (const auto& cell : run.cells) {
     const fs::path dir = fs::path(options.out_dir) / cell_dir_name(spec, cell);
-    remove_stale_temporaries(dir);
+    remove_stale_temporaries(dir.string());
     if (!options.rerun) {
       const auto marker = read_json_file(dir / "cell.json");
       if (marker && *marker == run.markers[cell.index]) {
@@ -196,6 +185,8 @@ std::string sweep_failure_text(const std::exception_ptr& failure) {
     return fmt::format("stuck: {}", e.what());
   } catch (const InputError& e) {
     return fmt::format("input error: {}", e.what());
+  } catch (const OutputError& e) {
+    return fmt::format("output error: {}", e.what());
   } catch (const std::exception& e) {
     return fmt::format("internal error: {}", e.what());
   } catch (...) {

@@ -211,6 +211,8 @@ SweepMergeOutcome merge_sweep_shards(const std::vector<std::string>& shard_dirs,
                     shard_text(shard)));
   }
 
+  // Shards checked: from here on this process owns the output directory.
+  const OutputDirLock lock(out_dir);
   SweepMergeOutcome outcome;
   outcome.shards = shards.size();
   outcome.cells = total;
