@@ -236,6 +236,8 @@ OutputDirLock::OutputDirLock(const std::string& dir) {
       if (error != EWOULDBLOCK) fail_output(lock_path_, "lock the output directory", error);
       holder.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
       while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      for (char& c : holder)  // another program's lock file: nothing raw reaches the terminal
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
       const auto space = holder.find(' ');
       const std::string pid = space == std::string::npos ? holder : holder.substr(0, space);
       const std::string host = space == std::string::npos ? "" : holder.substr(space + 1);

@@ -232,6 +232,15 @@ TEST_CASE("an output directory in use refuses a second writer", "[workflows][out
     // In-process too: a second lock of the same directory is refused.
     CHECK_THROWS_AS(OutputDirLock(out), ConfigError);
   }
+  // A lock held by another program whose file holds control characters: echoed harmlessly.
+  fs::create_directories(dir + "/other");
+  std::ofstream(dir + "/other/" + kOutputLock) << "1\x1b[31m host\x07\n";
+  const CommandResult odd = run_command(
+      "flock " + quoted(dir + "/other/" + kOutputLock) + " " +
+      schedlab_cmd("run -q -t " + quoted(trace) + " -c 2x8:V100 -o " + quoted(dir + "/other")));
+  CHECK(odd.exit_code == 2);
+  CHECK(one_line(odd.err));
+  CHECK_THAT(odd.err, Catch::Contains("pid 1?[31m on host host?"));
   // Released: the lock file is gone, and a stale one left by a killed holder is no obstacle.
   CHECK_FALSE(fs::exists(out + "/" + kOutputLock));
   std::ofstream(out + "/" + kOutputLock) << "99999 elsewhere\n";
