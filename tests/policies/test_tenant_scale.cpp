@@ -88,22 +88,36 @@ TEST_CASE("tenant policies: the cost of a replay is near-linear in the tenants",
   }
 }
 
-TEST_CASE("tenants: a file of 100k tenants loads in near-linear time", "[tenants][timing]") {
+// Writes a --tenants file of `tenants` tenants (name, quota, cohort) and returns the best of
+// `repeats` times to load it, with the spec loaded.
+double tenants_file_seconds(int tenants, int repeats, TenantsSpec& spec) {
   const std::string path = fresh_temp_dir("tenant-scale") + "/tenants.json";
   {
     std::string json = R"({"overcommit": true, "tenants": [)";
-    for (int t = 0; t < 100'000; ++t)
+    for (int t = 0; t < tenants; ++t)
       json += fmt::format(R"({}{{"name": "t{:06d}", "quota": {}, "cohort": "c{}"}})",
                           t == 0 ? "" : ", ", t, t % 3, t % 7);
     std::ofstream(path) << json << "]}";
   }
-  const auto started = std::chrono::steady_clock::now();
-  const TenantsSpec spec = load_tenants_spec(path);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  // The parser's callback made it scan the array after each tenant: about 7 s here. Now about
-  // 0.3 s.
-  CHECK(seconds < 2.0);
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    const auto started = std::chrono::steady_clock::now();
+    spec = load_tenants_spec(path);
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  return best;
+}
+
+TEST_CASE("tenants: a file of 100k tenants loads in near-linear time", "[tenants][timing]") {
+  TenantsSpec spec;
+  const double small_s = tenants_file_seconds(25'000, 2, spec);
+  const double seconds = tenants_file_seconds(100'000, 1, spec);
+  // The parser's callback made it scan the array after each tenant: 27 s for 100,000 tenants,
+  // 16x the 25,000. Now 0.2-0.4 s, 4.5x. A run passes within about 5x of that, or (a slower
+  // build or machine) within 10x of its own 25,000-tenant run.
+  INFO("25,000 tenants " << small_s << " s, 100,000 tenants " << seconds << " s");
+  CHECK((seconds < 2.0 || seconds < 10 * small_s));
   REQUIRE(spec.entries.size() == 100'000);
   CHECK(spec.entries[99'999].name == "t099999");
   CHECK(spec.entries[99'999].quota_gpus == 99'999 % 3);
