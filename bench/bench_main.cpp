@@ -15,9 +15,14 @@
 // The inflate part places the bundled openb pod list (8,152 pods) inflated to 100% and to 130%
 // of its node list's 6,212 GPUs with each GPU-sharing placement (one seed, in process) and
 // reports the seconds per placement and pods placed per second; the target is under 2 s at 100%.
+//
+// The queue part (bench_queue) times every policy at queues of 10k and 100k jobs, and
+// conservative-backfill when every end is early, from 2,500 to 100,000 jobs.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <chrono>
@@ -35,8 +40,10 @@
 
 #include "schedlab/inflate.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/random.hpp"
 #include "schedlab/sharing_inputs.hpp"
 #include "schedlab/synthetic.hpp"
+#include "schedlab/trace_writer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -46,9 +53,12 @@ struct ChildRun {
   int exit_code = -1;
   double wall_s = 0;
   double peak_rss_mb = 0;
+  bool timed_out = false;  // killed at the time limit
 };
 
-ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdout_path) {
+// `limit_s` > 0: the child is killed (SIGALRM) after that many seconds.
+ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdout_path,
+                   unsigned limit_s = 0) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -57,6 +67,7 @@ ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdo
   const pid_t pid = fork();
   if (pid == 0) {
     if (!freopen(stdout_path.c_str(), "w", stdout)) _exit(127);
+    if (limit_s > 0) alarm(limit_s);
     execv(args[0], args.data());
     _exit(127);
   }
@@ -66,6 +77,7 @@ ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdo
   ChildRun run;
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.timed_out = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
   run.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
   return run;
 }
@@ -176,6 +188,92 @@ int bench_inflate(const std::string& nodes_path, const std::string& pods_path) {
   return failures;
 }
 
+// The queue part. (1) Every policy on traces that flood 64 GPUs (8x8) so that nearly all of N
+// jobs wait at once (offered load 100: the last arrival comes when about 1% of the work is
+// done), N = 10k and 100k, exact walltimes. Every end is a scheduling call with a queue of up
+// to N jobs, so the ratio of the two wall times is about 10 when a call costs O(log queue)
+// and about 100 when it costs O(queue). (2) conservative-backfill when every end is early
+// (walltimes 1 to 3 times the durations, seeded), where each end compresses the queue: 1-8-GPU
+// jobs at load 1.5 on 1x8 (the queue grows to about a third of the trace), 2.5k to 100k jobs.
+// Each run is stopped at `limit_s` ("> limit").
+int bench_queue(const std::string& schedlab, const std::vector<std::string>& policies,
+                const std::string& work_dir, std::uint64_t seed, std::uint32_t tenants,
+                unsigned limit_s) {
+  int failures = 0;
+  auto timed = [&](std::vector<std::string> argv, const std::string& out_dir) -> std::string {
+    const ChildRun run = run_child(argv, out_dir + ".stdout", limit_s);
+    if (run.timed_out) return fmt::format("> {}", limit_s);
+    if (run.exit_code != 0) {
+      ++failures;
+      return fmt::format("FAILED (exit {}; see {}.stdout)", run.exit_code, out_dir);
+    }
+    return fmt::format("{:.2f}", run.wall_s);
+  };
+  std::printf("\nqueue: N jobs flooding 8x8 (load 100), whole command, seconds\n");
+  std::printf("%-22s %10s %10s %8s\n", "policy", "10k", "100k", "ratio");
+  for (const auto& policy : policies) {
+    const bool with_tenants = schedlab::policy_uses_tenants(policy);
+    std::vector<std::string> cells;
+    std::vector<double> wall_s;
+    for (const std::uint64_t jobs : {10000, 100000}) {
+      schedlab::SyntheticTraceSpec spec;
+      spec.jobs = jobs;
+      spec.seed = seed;
+      spec.load = 100;
+      spec.load_gpus = 64;
+      if (with_tenants) {
+        spec.tenants = tenants;
+        spec.tenant_skew = 1.0;
+      }
+      const std::string path = fmt::format("{}/queue-{}{}.csv", work_dir, jobs,
+                                           with_tenants ? fmt::format("-t{}", tenants) : "");
+      if (!fs::exists(path))
+        std::ofstream(path) << schedlab::to_native_csv(schedlab::generate_synthetic_trace(spec));
+      const std::string out_dir = fmt::format("{}/queue-out-{}-{}", work_dir, policy, jobs);
+      std::vector<std::string> argv = {schedlab,   "run",  "--trace", path,    "--cluster", "8x8",
+                                       "--policy", policy, "--out",   out_dir, "--json"};
+      if (with_tenants) argv.insert(argv.end(), {"--tenants", "equal"});
+      cells.push_back(timed(argv, out_dir));
+      wall_s.push_back(std::atof(cells.back().c_str()));
+    }
+    const std::string ratio =
+        wall_s[0] > 0 && wall_s[1] > 0 ? fmt::format("{:.1f}x", wall_s[1] / wall_s[0]) : "-";
+    std::printf("%-22s %10s %10s %8s\n", policy.c_str(), cells[0].c_str(), cells[1].c_str(),
+                ratio.c_str());
+    std::fflush(stdout);
+  }
+  if (std::find(policies.begin(), policies.end(), "conservative-backfill") == policies.end())
+    return failures;
+  std::printf(
+      "\nqueue: conservative-backfill, every end early (1-8 GPUs, load 1.5, 1x8), "
+      "seconds\n");
+  std::printf("%8s %10s\n", "jobs", "wall_s");
+  for (const std::uint64_t jobs : {2500, 5000, 10000, 100000}) {
+    schedlab::SyntheticTraceSpec spec;
+    spec.jobs = jobs;
+    spec.seed = seed;
+    spec.load = 1.5;
+    spec.load_gpus = 8;
+    spec.gang_mix.clear();
+    for (int gpus = 1; gpus <= 8; ++gpus) spec.gang_mix.emplace_back(gpus, 1.0);
+    schedlab::Trace trace = schedlab::generate_synthetic_trace(spec);
+    schedlab::Rng rng(seed);
+    for (auto& job : trace.jobs)  // walltime 1 to 3 times the duration
+      job.walltime_ms = static_cast<schedlab::TimeMs>(
+          static_cast<double>(job.duration_ms) * (1.0 + 2.0 * rng.uniform()) + 1000);
+    const std::string path = fmt::format("{}/queue-early-{}.csv", work_dir, jobs);
+    if (!fs::exists(path)) std::ofstream(path) << schedlab::format_native_trace(trace);
+    const std::string out_dir = fmt::format("{}/queue-early-out-{}", work_dir, jobs);
+    const std::string wall =
+        timed({schedlab, "run", "--trace", path, "--cluster", "1x8", "--policy",
+               "conservative-backfill", "--out", out_dir, "--json"},
+              out_dir);
+    std::printf("%8llu %10s\n", static_cast<unsigned long long>(jobs), wall.c_str());
+    std::fflush(stdout);
+  }
+  return failures;
+}
+
 // The tenants part: quota, fair-share and drf with `--tenants equal` on traces of N tenants and
 // 2N jobs (the first N jobs one per tenant, the rest to tenants drawn uniformly; Poisson
 // arrivals at load 0.9 of 64x8 GPUs, gangs of 1-8 GPUs, log-normal durations of mean 1 h;
@@ -255,10 +353,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--work-dir", work_dir, "where traces and outputs are written")
       ->capture_default_str();
-  std::string parts_text = "replay,sweep,inflate";
+  std::string parts_text = "replay,queue,sweep,inflate";
   app.add_option("--parts", parts_text,
-                 "what to measure: replay (schedlab run), sweep (on MPI), inflate (GPU-sharing "
+                 "what to measure: replay (schedlab run), queue (every policy at queues of 10k "
+                 "and 100k jobs), sweep (on MPI), inflate (GPU-sharing "
                  "placements), tenants (quota, fair-share, drf at 10k and 100k tenants)")
+      ->capture_default_str();
+  unsigned queue_limit_s = 20;
+  app.add_option("--queue-limit", queue_limit_s,
+                 "seconds after which a run of the queue part stops")
       ->capture_default_str();
   std::string mpirun = SCHEDLAB_BENCH_MPIEXEC;
   app.add_option("--mpirun", mpirun, "mpirun of the sweep part (\"\": skip it)")
@@ -337,6 +440,8 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (wanted("queue"))
+    failures += bench_queue(schedlab, policies, work_dir, seed, tenants, queue_limit_s);
   if (wanted("sweep")) failures += bench_mpi_sweep(schedlab, mpirun, sweep_trace, work_dir);
   if (wanted("inflate"))
     failures += bench_inflate("traces/alibaba-openb-nodes.csv", "traces/alibaba-openb-pods.csv.gz");
