@@ -30,6 +30,13 @@ double percentile(const std::vector<double>& sorted, double p);
 // docs/metrics.md.
 double bounded_slowdown(const JobSpec& spec, const JobState& state);
 
+// append_fixed for a value of a run's outputs: a non-finite value is a broken invariant
+// (InvariantError, exit 4), never written as inf or nan.
+void append_metric(std::string& out, double value, int decimals);
+// Throws InvariantError naming the key (after `where`) of the first number in `doc` that is not
+// finite: a summary never writes null for a metric.
+void require_finite_numbers(const nlohmann::ordered_json& doc, const std::string& where);
+
 // Columns another observer adds to timeseries.csv (per-tenant GPUs, for instance).
 class SeriesColumns {
  public:
@@ -114,7 +121,10 @@ class MetricsCollector : public Observer {
   };
   void advance_with_models(const Cluster& cluster, Segment& segment);
   template <bool kModels>
-  void commit(const Segment& segment, const ModelSegment& models);
+  void accumulate(const Segment& segment, const ModelSegment& models);
+  void commit_pending();
+  std::size_t series_columns();
+  bool series_too_large(std::uint64_t rows) const;
   [[noreturn]] void throw_too_many_rows() const;
   template <bool kModels>
   void add_to_series(const Segment& segment, const ModelSegment& models);
@@ -142,11 +152,16 @@ class MetricsCollector : public Observer {
   std::int64_t total_gpus_ = 0;
   std::vector<std::int64_t> type_total_gpus_;
   Totals totals_;
-  // Segments after the latest finish: committed at the next finish, dropped at the end, so
-  // every integral stops at the last finish.
-  std::vector<Segment> uncommitted_;
-  std::vector<ModelSegment> uncommitted_models_;  // parallel to uncommitted_ when extended_
+  // What came after the latest finish, kept as the integrals it leads to (not segment by
+  // segment, so memory does not grow with events): committed at the next finish, dropped at the
+  // end, so every integral stops at the last finish.
+  bool pending_open_ = false;
+  Totals pending_totals_;
+  std::size_t pending_carbon_cursor_ = 0;
+  std::vector<SeriesRow> pending_series_;  // from a copy of series_.back(), when there is one
   std::vector<SeriesRow> series_;
+  std::uint64_t submit_span_rows_ = 0;  // rows the submit span alone needs
+  std::size_t series_columns_ = 0;      // 0 until the first advance
 };
 
 }  // namespace schedlab

@@ -19,7 +19,10 @@ namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr TimeMs kBoundedSlowdownThresholdMs = 10'000;
+// timeseries.csv's size limits (docs/metrics.md): rows, and cells (rows x columns, per-tenant
+// and sharing columns included).
 constexpr std::size_t kMaxSeriesRows = 5'000'000;
+constexpr std::size_t kMaxSeriesCells = 25'000'000;
 
 double seconds(TimeMs ms) {
   return static_cast<double>(ms) / kMsPerSecond;
@@ -44,6 +47,23 @@ nlohmann::ordered_json distribution(std::vector<double> values, bool wide, int d
 
 }  // namespace
 
+void append_metric(std::string& out, double value, int decimals) {
+  SCHEDLAB_ASSERT(std::isfinite(value), "a metric written to an output is finite");
+  append_fixed(out, value, decimals);
+}
+
+void require_finite_numbers(const nlohmann::ordered_json& doc, const std::string& where) {
+  if (doc.is_number_float()) {
+    SCHEDLAB_ASSERT(std::isfinite(doc.get<double>()),
+                    where + ": a metric written to an output is finite");
+  } else if (doc.is_object()) {
+    for (const auto& [key, value] : doc.items()) require_finite_numbers(value, where + "." + key);
+  } else if (doc.is_array()) {
+    for (std::size_t i = 0; i < doc.size(); ++i)
+      require_finite_numbers(doc[i], where + "[" + std::to_string(i) + "]");
+  }
+}
+
 double bounded_slowdown(const JobSpec& spec, const JobState& s) {
   const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
   return std::max(1.0, static_cast<double>(turnaround_ms) /
@@ -67,9 +87,10 @@ void MetricsCollector::on_begin(const RunView& ctx) {
   for (GpuTypeIndex t = 0; t < ctx.cluster().gpu_types().size(); ++t)
     type_total_gpus_.push_back(ctx.cluster().total_gpus_of(t));
   totals_ = Totals{};
-  uncommitted_.clear();
-  uncommitted_models_.clear();
+  pending_open_ = false;
+  pending_series_.clear();
   series_.clear();
+  series_columns_ = 0;
   extended_ = cluster_models_active(ctx.options(), ctx.cluster());
   node_power_ = ctx.options().node_power;
   pue_ = effective_pue(ctx.options(), ctx.cluster());
@@ -84,18 +105,44 @@ void MetricsCollector::on_begin(const RunView& ctx) {
   // The submit span is a lower bound of the run window: refuse hopeless intervals up front.
   TimeMs last_submit_ms = ctx.now();
   for (const auto& job : ctx.trace().jobs) last_submit_ms = std::max(last_submit_ms, job.submit_ms);
-  if (static_cast<std::uint64_t>((last_submit_ms - ctx.now()) / interval_ms_) >= kMaxSeriesRows)
-    throw_too_many_rows();
+  submit_span_rows_ = static_cast<std::uint64_t>((last_submit_ms - ctx.now()) / interval_ms_);
+  if (submit_span_rows_ >= kMaxSeriesRows) throw_too_many_rows();
+}
+
+// Columns of timeseries.csv: its own and those other observers add (known once every observer
+// has begun, so first asked at the first advance, before anything is written).
+std::size_t MetricsCollector::series_columns() {
+  if (series_columns_ > 0) return series_columns_;
+  std::string header;
+  for (const auto* columns : extra_columns_) columns->append_header(header);
+  series_columns_ =
+      (extended_ ? 9 : 7) + static_cast<std::size_t>(std::count(header.begin(), header.end(), ','));
+  return series_columns_;
 }
 
 void MetricsCollector::throw_too_many_rows() const {
-  throw ConfigError(
-      fmt::format("--interval {} s: timeseries.csv would need more than {} rows for this "
-                  "run; use a larger interval",
-                  static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
+  if (series_columns_ == 0)
+    throw ConfigError(
+        fmt::format("--interval {} s: timeseries.csv would need more than {} rows for this "
+                    "run; use a larger interval",
+                    static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows));
+  throw ConfigError(fmt::format(
+      "--interval {} s: timeseries.csv would need more than {} rows or {} cells (rows x {} "
+      "columns) for this run; use a larger interval",
+      static_cast<double>(interval_ms_) / kMsPerSecond, kMaxSeriesRows, kMaxSeriesCells,
+      series_columns_));
+}
+
+bool MetricsCollector::series_too_large(std::uint64_t rows) const {
+  return rows >= kMaxSeriesRows || rows * series_columns_ > kMaxSeriesCells;
 }
 
 void MetricsCollector::on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_ms) {
+  // Before the first segment: the submit span's rows times every column must fit.
+  if (keep_series_ && series_columns_ == 0) {
+    series_columns();
+    if (series_too_large(submit_span_rows_)) throw_too_many_rows();
+  }
   const Cluster& cluster = ctx.cluster();
   Segment s;
   s.from_ms = from_ms;
@@ -116,7 +163,8 @@ void MetricsCollector::on_advance(const RunView& ctx, TimeMs from_ms, TimeMs to_
     s.busy_power_w += busy * types[t].busy_power_w;
     s.idle_power_w += (static_cast<double>(type_total_gpus_[t]) - busy) * types[t].idle_power_w;
   }
-  uncommitted_.push_back(s);
+  static const ModelSegment kNone;
+  accumulate<false>(s, kNone);
 }
 
 // Segment fields under the cluster models: power by node state, and what is down or off.
@@ -137,8 +185,7 @@ void MetricsCollector::advance_with_models(const Cluster& cluster, Segment& s) {
   }
   m.off_nodes = cluster.nodes_in_state(NodeState::kOff);
   m.down_nodes = cluster.nodes_in_state(NodeState::kDown);
-  uncommitted_.push_back(s);
-  uncommitted_models_.push_back(m);
+  accumulate<true>(s, m);
 }
 
 void MetricsCollector::on_job(const RunView& ctx, JobIndex job, JobTransition what) {
@@ -148,15 +195,7 @@ void MetricsCollector::on_job(const RunView& ctx, JobIndex job, JobTransition wh
   }
   if (what != JobTransition::kCompleted && what != JobTransition::kWalltimeReached) return;
   add_attempt_energy(ctx, job);
-  if (extended_) {
-    for (std::size_t i = 0; i < uncommitted_.size(); ++i)
-      commit<true>(uncommitted_[i], uncommitted_models_[i]);
-  } else {
-    static const ModelSegment kNone;
-    for (const auto& segment : uncommitted_) commit<false>(segment, kNone);
-  }
-  uncommitted_.clear();
-  uncommitted_models_.clear();
+  commit_pending();
 }
 
 // The attempt that just ended (its placement and start are still the job's last): its GPUs' busy
@@ -184,46 +223,72 @@ double MetricsCollector::node_base_share_w(const Cluster& cluster,
 }
 
 void MetricsCollector::on_end(const RunView& /*ctx*/) {
-  uncommitted_.clear();
-  uncommitted_models_.clear();
+  pending_open_ = false;  // what came after the last finish is dropped
+  pending_series_.clear();
 }
 
+// Adds a segment to the pending integrals: a copy of the committed ones plus every segment
+// since, in time order, so that committing them gives exactly the sums segment by segment.
 template <bool kModels>
-void MetricsCollector::commit(const Segment& s, const ModelSegment& m) {
+void MetricsCollector::accumulate(const Segment& s, const ModelSegment& m) {
+  if (!pending_open_) {
+    pending_open_ = true;
+    pending_totals_ = totals_;
+    pending_carbon_cursor_ = carbon_cursor_;
+    pending_series_.clear();
+    if (!series_.empty()) pending_series_.push_back(series_.back());  // may be extended
+  }
+  Totals& t = pending_totals_;
   const auto dt = static_cast<double>(s.to_ms - s.from_ms);
-  totals_.span_ms += s.to_ms - s.from_ms;
-  totals_.busy_gpu_ms += static_cast<double>(s.busy_gpus) * dt;
-  totals_.capacity_gpu_ms += static_cast<double>(total_gpus_) * dt;
+  t.span_ms += s.to_ms - s.from_ms;
+  t.busy_gpu_ms += static_cast<double>(s.busy_gpus) * dt;
+  t.capacity_gpu_ms += static_cast<double>(total_gpus_) * dt;
   if (s.queued_jobs > 0)
-    totals_.idle_while_waiting_gpu_ms += static_cast<double>(total_gpus_ - s.busy_gpus) * dt;
-  totals_.energy_busy_j += s.busy_power_w * dt / kMsPerSecond;
-  totals_.energy_idle_j += s.idle_power_w * dt / kMsPerSecond;
+    t.idle_while_waiting_gpu_ms += static_cast<double>(total_gpus_ - s.busy_gpus) * dt;
+  t.energy_busy_j += s.busy_power_w * dt / kMsPerSecond;
+  t.energy_idle_j += s.idle_power_w * dt / kMsPerSecond;
   if constexpr (kModels) {
-    totals_.energy_node_base_j += m.node_base_power_w * dt / kMsPerSecond;
-    totals_.energy_off_j += m.off_power_w * dt / kMsPerSecond;
-    totals_.energy_boot_j += m.boot_power_w * dt / kMsPerSecond;
-    totals_.down_gpu_ms += static_cast<double>(m.down_gpus) * dt;
-    totals_.off_gpu_ms += static_cast<double>(m.off_gpus) * dt;
+    t.energy_node_base_j += m.node_base_power_w * dt / kMsPerSecond;
+    t.energy_off_j += m.off_power_w * dt / kMsPerSecond;
+    t.energy_boot_j += m.boot_power_w * dt / kMsPerSecond;
+    t.down_gpu_ms += static_cast<double>(m.down_gpus) * dt;
+    t.off_gpu_ms += static_cast<double>(m.off_gpus) * dt;
     if (const auto& carbon = ctx_->options().carbon)
-      totals_.emissions_g +=
-          carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, carbon_cursor_);
+      t.emissions_g +=
+          carbon->grams(facility_power_w(s, m), s.from_ms, s.to_ms, pending_carbon_cursor_);
   }
   if (keep_series_) add_to_series<kModels>(s, m);
 }
 
+// A job ended: everything up to now counts.
+void MetricsCollector::commit_pending() {
+  if (!pending_open_) return;
+  pending_open_ = false;
+  totals_ = pending_totals_;
+  carbon_cursor_ = pending_carbon_cursor_;
+  if (pending_series_.empty()) return;
+  auto first = pending_series_.begin();
+  if (!series_.empty() && first->start_ms == series_.back().start_ms) series_.back() = *first++;
+  series_.insert(series_.end(), first, pending_series_.end());
+  pending_series_.clear();
+}
+
 template <bool kModels>
 void MetricsCollector::add_to_series(const Segment& s, const ModelSegment& m) {
-  // Rows are aligned to multiples of the interval from time 0.
+  // Rows are aligned to multiples of the interval from time 0. pending_series_ starts with a
+  // copy of the last committed row, so its last row is the run's last.
   TimeMs t = s.from_ms;
   while (t < s.to_ms) {
     const TimeMs row_start = t / interval_ms_ * interval_ms_;
     const TimeMs row_end = std::min(s.to_ms, row_start + interval_ms_);
-    if (series_.empty() || series_.back().start_ms != row_start) {
-      SCHEDLAB_ASSERT(series_.empty() || series_.back().start_ms < row_start, "series rows ascend");
-      if (series_.size() >= kMaxSeriesRows) throw_too_many_rows();
-      series_.push_back(SeriesRow{row_start, 0, 0, 0, 0, 0, 0, 0, 0});
+    if (pending_series_.empty() || pending_series_.back().start_ms != row_start) {
+      SCHEDLAB_ASSERT(pending_series_.empty() || pending_series_.back().start_ms < row_start,
+                      "series rows ascend");
+      const std::size_t rows = series_.size() + pending_series_.size() - (series_.empty() ? 0 : 1);
+      if (series_too_large(rows)) throw_too_many_rows();
+      pending_series_.push_back(SeriesRow{row_start, 0, 0, 0, 0, 0, 0, 0, 0});
     }
-    SeriesRow& row = series_.back();
+    SeriesRow& row = pending_series_.back();
     const auto dt = static_cast<double>(row_end - t);
     row.covered_ms += row_end - t;
     row.busy_gpu_ms += static_cast<double>(s.busy_gpus) * dt;
@@ -318,6 +383,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
                    {"instants", info.engine.instants},
                    {"wall_s", round_to(info.wall_s, 3)}};
   out["options"] = options_json();
+  require_finite_numbers(out, "summary.json");
   return out;
 }
 
@@ -373,10 +439,13 @@ std::string MetricsCollector::jobs_csv() const {
   for (const auto& type : cluster.gpu_types()) type_names += 2 * type.name.size() + 3;
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
+    // At most one GPU id per GPU the job's last attempt held (a rejected job held none): the
+    // bound follows what the run allocated, never the trace's request.
+    const Placement& placement = ctx_->state(j).placement;
     bound += 400 + type_names +
              2 * (spec.id.size() + trace.strings.str(spec.user).size() +
                   trace.strings.str(spec.status).size() + trace.strings.str(spec.tenant).size()) +
-             12 * static_cast<std::size_t>(spec.gpus);  // at most one GPU id per GPU
+             12 * static_cast<std::size_t>(placement_gpu_count(placement));
   }
   out.reserve(bound);
   auto text = [&out](std::string_view value) { out.append(value); };
@@ -417,16 +486,16 @@ std::string MetricsCollector::jobs_csv() const {
       text(",");
       append_seconds(out, turnaround_ms);
       text(",");
-      append_fixed(out, stretch, 6);
+      append_metric(out, stretch, 6);
       text(",");
       cluster.append_gpu_id_ranges(out, s.placement);
       text(",");
-      append_fixed(out, job_energy_j_[j], 3);
+      append_metric(out, job_energy_j_[j], 3);
       text(",");
     }
     text(batsim_final_state(s.status));
     text(",");
-    if (s.status != JobStatus::kRejected) append_fixed(out, bounded_slowdown(spec, s), 6);
+    if (s.status != JobStatus::kRejected) append_metric(out, bounded_slowdown(spec, s), 6);
     text(",");
     integer(s.restarts);
     text(",");
@@ -447,7 +516,7 @@ std::string MetricsCollector::jobs_csv() const {
       // Last attempt's slowdown (reference speed / progress rate) and node count; failures.
       text(",");
       if (s.status != JobStatus::kRejected) {
-        append_fixed(out, s.slowdown, 6);
+        append_metric(out, s.slowdown, 6);
         text(",");
         integer(static_cast<std::int64_t>(s.placement.size()));
       } else {
@@ -502,12 +571,12 @@ std::string MetricsCollector::timeseries_csv() const {
                          row.queued_jobs_ms / covered, row.queued_gpus_ms / covered,
                          row.running_jobs_ms / covered, row.energy_j * kMsPerSecond / covered}) {
       out.push_back(',');
-      append_fixed(out, value, 3);
+      append_metric(out, value, 3);
     }
     if (extended_) {
       for (double value : {row.off_nodes_ms / covered, row.down_nodes_ms / covered}) {
         out.push_back(',');
-        append_fixed(out, value, 3);
+        append_metric(out, value, 3);
       }
     }
     for (const auto* columns : extra_columns_)

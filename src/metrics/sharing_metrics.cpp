@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "schedlab/error.hpp"
+#include "schedlab/metrics.hpp"
 #include "schedlab/output.hpp"
 
 namespace schedlab {
@@ -62,6 +63,7 @@ nlohmann::ordered_json SharingMetrics::summary_json() const {
   out["mean_partly_used_gpus"] = round_to(totals_.partly_used_gpu_ms / span, 3);
   out["mean_fragmented_gpus"] = round_to(totals_.fragmented_milli_ms / span / 1000.0, 3);
   out["mig_reconfigurations"] = mig_reconfigurations_;
+  require_finite_numbers(out, "summary.json sharing");
   return out;
 }
 
@@ -80,7 +82,7 @@ void SharingMetrics::append_row(std::string& out, TimeMs start_ms, TimeMs covere
                            r.fragmented_milli_ms / covered / 1000.0};
   for (std::size_t i = 0; i < std::size(values); ++i) {
     out.push_back(',');
-    append_fixed(out, values[i], i == 0 ? 6 : 3);
+    append_metric(out, values[i], i == 0 ? 6 : 3);
   }
 }
 

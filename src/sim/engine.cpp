@@ -306,6 +306,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
         applied_any = true;
       }
       if (events_since_progress_ > kMaxEventsWithoutProgress) throw_no_progress();
+      if (failures_since_progress_ > failure_livelock_window_) throw_failure_livelock();
       if (pending_arrivals_ == 0) push_next_arrivals();
       if (!applied_any) continue;
       ++stats_.instants;
@@ -402,7 +403,10 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
   // Something that brings the run closer to its end happened: an arrival, a job ending, or a
   // job's saved work advancing.
-  void note_progress() override { events_since_progress_ = 0; }
+  void note_progress() override {
+    events_since_progress_ = 0;
+    failures_since_progress_ = 0;
+  }
 
   const JobSpec& job_spec(JobIndex job, const char* what) const {
     if (job >= trace_.jobs.size())
@@ -588,6 +592,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
 
   void set_node_state(NodeIndex node, NodeState state) override {
     const NodeState from = cluster_.node_state(node);
+    if (state == NodeState::kDown) ++failures_since_progress_;
     cluster_.set_node_state(node, state);
     changes_.nodes_changed = true;
     if (in_schedule_) nodes_changed_in_call_ = true;
@@ -684,6 +689,29 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
         static_cast<double>(now_) / kMsPerSecond, kMaxEventsWithoutProgress, names));
   }
 
+  // Failure livelock (docs/cluster.md, "Ending"): the cluster applied more node failures than
+  // failure_livelock_window_ (100 per node, at least 10,000) without any job arriving, ending or
+  // saving work. Every node failed 100 times on average while no attempt reached its end or a
+  // checkpoint: failures come faster than the jobs can finish, and the run would go on (and
+  // grow) without end.
+  [[noreturn]] void throw_failure_livelock() const {
+    std::string names;
+    std::size_t count = 0;
+    for (JobIndex j = 0; j < states_.size(); ++j) {
+      if (states_[j].status != JobStatus::kQueued && states_[j].status != JobStatus::kRunning)
+        continue;
+      if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
+    }
+    if (count > 10) names += fmt::format(", ... ({} in all)", count);
+    throw StuckError(fmt::format(
+        "run cannot finish at t={} s: failure livelock, {} node failures ({} per node of {}) "
+        "without any job arriving, ending or saving work; failures come faster than jobs can "
+        "finish: lower the failure rate, shorten the repair time or set a checkpoint interval; "
+        "jobs queued or running: {}",
+        static_cast<double>(now_) / kMsPerSecond, failures_since_progress_,
+        kLivelockFailuresPerNode, cluster_.node_count(), names));
+  }
+
   [[noreturn]] void throw_stuck() const {
     std::string names;
     std::size_t count = 0;
@@ -733,6 +761,11 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   std::vector<std::uint32_t> fruitless_interruptions_;  // per job; sized at the first preemption
   static constexpr std::uint64_t kMaxEventsWithoutProgress = 50'000'000;
   std::uint64_t events_since_progress_ = 0;
+  static constexpr std::uint64_t kLivelockFailuresPerNode = 100;
+  static constexpr std::uint64_t kMinLivelockFailures = 10'000;
+  std::uint64_t failure_livelock_window_ =
+      std::max(kMinLivelockFailures, kLivelockFailuresPerNode* cluster_.node_count());
+  std::uint64_t failures_since_progress_ = 0;
   std::vector<Observer*> observers_;
   std::size_t queued_jobs_ = 0;
   std::int64_t queued_gpus_ = 0;
