@@ -42,11 +42,21 @@ std::optional<double> parse_double(std::string_view text);
 std::optional<TimeMs> parse_seconds_ms(std::string_view text);
 // Double seconds to milliseconds, rounded half away from zero; nullopt if out of range.
 std::optional<TimeMs> seconds_to_ms(double seconds);
+// The clock's limit: every time and duration is at most 9e12 s (about 285,000 years) in
+// magnitude; a larger one is an input error that says so.
+inline constexpr TimeMs kMaxTimeMs = 9'000'000'000'000'000;
+inline constexpr const char* kMaxTimeText = "9e12 s (about 285,000 years)";
+// True if `text` is a finite number of seconds beyond the clock's limit (so "too large", not
+// "not a number").
+bool seconds_too_large(std::string_view text);
 
 // Column lookup by header name (exact match after trimming).
 class CsvHeader {
  public:
   explicit CsvHeader(const std::vector<std::string_view>& names);
+  // As above, for the header row at `file`:`line`; a name (not empty) that appears twice throws
+  // TraceError "FILE:LINE: column 'NAME' appears twice in the header".
+  CsvHeader(const std::vector<std::string_view>& names, const std::string& file, std::size_t line);
   std::optional<std::size_t> find(std::string_view name) const;
   const std::vector<std::string>& names() const { return names_; }
 

@@ -47,7 +47,13 @@ struct ResampleSpec {
 // is expected.
 ResampleSpec parse_resample(const std::string& text);
 
-// The resampled trace (a copy for none). `seed` draws the blocks, factors or window.
+// The resampled trace (a copy for none). `seed` draws the blocks, factors or window. Throws
+// check_time_range's ConfigError first.
 Trace resample_trace(const Trace& trace, const ResampleSpec& spec, std::uint64_t seed);
+
+// Refuses, before any time is converted, a load scale (arrival gaps divided by it) and a
+// resampling that could take an arrival or a duration beyond the clock's limit (kMaxTimeMs):
+// ConfigError "load scale L[ with --resample 'jitter:X']: ... beyond the clock's limit of ...".
+void check_time_range(const Trace& trace, double load_scale, const ResampleSpec& spec);
 
 }  // namespace schedlab

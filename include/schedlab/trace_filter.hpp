@@ -27,6 +27,8 @@ struct TraceFilter {
 // A time of at least 0 in seconds, or with a unit: "3600", "90s", "30m", "12h", "2d" -> ms;
 // nullopt otherwise.
 std::optional<TimeMs> parse_time_with_unit(std::string_view text);
+// True if `text` is a time as above but beyond the clock's limit (kMaxTimeText).
+bool time_with_unit_too_large(std::string_view text);
 
 // Parses repeatable "--filter KEY=VALUE" items: from=TIME, to=TIME (seconds of trace time, or
 // with a unit: 90s, 30m, 12h, 2d), tenant=A[,B...], user=A[,B...], status=A[,B...], limit=N.

@@ -45,6 +45,11 @@ CommFactors::CommFactors() {
 
 namespace {
 
+// Physical bounds (docs/cluster-spec.md): far above any real part, so that no energy sum of a
+// run can overflow to inf.
+constexpr double kMaxGpuWatts = 1e5;
+constexpr double kMaxNodeWatts = 1e6;
+
 void add_or_replace_type(std::vector<GpuType>& types, GpuType type) {
   for (auto& existing : types) {
     if (existing.name == type.name) {
@@ -256,9 +261,12 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
         throw ConfigError(fmt::format("{}: {}.name: missing or empty", source, path));
       type.idle_power_w = json_number(t, "idle_watts", path, source);
       type.busy_power_w = json_number(t, "busy_watts", path, source);
-      if (type.idle_power_w < 0)
-        throw ConfigError(fmt::format("{}: {}.idle_watts: must be >= 0, got {}", source, path,
-                                      type.idle_power_w));
+      for (const char* key : {"idle_watts", "busy_watts"}) {
+        const double watts = json_number(t, key, path, source);
+        if (!(watts >= 0 && watts <= kMaxGpuWatts))
+          throw ConfigError(fmt::format("{}: {}.{}: expected watts in 0..{:g} per GPU, got {}",
+                                        source, path, key, kMaxGpuWatts, json_text(t.at(key))));
+      }
       if (type.busy_power_w < type.idle_power_w)
         throw ConfigError(fmt::format("{}: {}.busy_watts: must be >= idle_watts, got {}", source,
                                       path, type.busy_power_w));
@@ -270,10 +278,10 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
         type.node_off_power_w = builtin.node_off_power_w;
       }
       type.speed = json_number_in(t, "speed", path, source, type.speed, 1e-3, 1e3);
-      type.node_base_power_w =
-          json_number_in(t, "node_base_watts", path, source, type.node_base_power_w, 0, 1e6);
-      type.node_off_power_w =
-          json_number_in(t, "node_off_watts", path, source, type.node_off_power_w, 0, 1e6);
+      type.node_base_power_w = json_number_in(t, "node_base_watts", path, source,
+                                              type.node_base_power_w, 0, kMaxNodeWatts);
+      type.node_off_power_w = json_number_in(t, "node_off_watts", path, source,
+                                             type.node_off_power_w, 0, kMaxNodeWatts);
       if (t.contains("mig")) {
         type.mig = json_string(t, "mig", path, source, "");
         if (find_mig_geometry(type.mig) == nullptr)
@@ -326,8 +334,10 @@ ClusterSpec parse_cluster_json_text(const std::string& document, const std::stri
           fmt::format("{}: {}.nvlink_domain_gpus: {} does not divide gpus_per_node ({})", source,
                       path, group.nvlink_domain_gpus, group.gpus_per_node));
     group.uplink_gbps = json_number_in(g, "uplink_gbps", path, source, kUnsetNumber, 1e-3, 1e9);
-    group.base_power_w = json_number_in(g, "base_watts", path, source, kUnsetNumber, 0, 1e6);
-    group.off_power_w = json_number_in(g, "off_watts", path, source, kUnsetNumber, 0, 1e6);
+    group.base_power_w =
+        json_number_in(g, "base_watts", path, source, kUnsetNumber, 0, kMaxNodeWatts);
+    group.off_power_w =
+        json_number_in(g, "off_watts", path, source, kUnsetNumber, 0, kMaxNodeWatts);
     group.capacity.cpu_milli =
         json_integer_in(g, "cpu_milli", path, source, 0, 1, kMaxTraceCpuMilli);
     group.capacity.memory_mib =

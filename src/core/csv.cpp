@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <unordered_set>
 
 #include "schedlab/error.hpp"
 
@@ -113,8 +115,18 @@ std::optional<double> parse_double(std::string_view text) {
 
 std::optional<TimeMs> seconds_to_ms(double seconds) {
   const double ms = seconds * 1000.0;
-  if (!std::isfinite(ms) || std::fabs(ms) > 9.0e15) return std::nullopt;
+  if (!std::isfinite(ms) || std::fabs(ms) > static_cast<double>(kMaxTimeMs)) return std::nullopt;
   return static_cast<TimeMs>(std::llround(ms));
+}
+
+bool seconds_too_large(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);  // +-HUGE_VAL beyond double's range
+  if (end != copy.c_str() + copy.size() || std::isnan(value)) return false;
+  return std::fabs(value) * 1000.0 > static_cast<double>(kMaxTimeMs);
 }
 
 std::optional<TimeMs> parse_seconds_ms(std::string_view text) {
@@ -156,6 +168,16 @@ std::optional<TimeMs> parse_seconds_ms(std::string_view text) {
 CsvHeader::CsvHeader(const std::vector<std::string_view>& names) {
   names_.reserve(names.size());
   for (auto name : names) names_.emplace_back(trim(name));
+}
+
+CsvHeader::CsvHeader(const std::vector<std::string_view>& names, const std::string& file,
+                     std::size_t line)
+    : CsvHeader(names) {
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& name : names_) {
+    if (!name.empty() && !seen.insert(name).second)
+      throw TraceError(file, line, "column '" + name + "' appears twice in the header");
+  }
 }
 
 std::optional<std::size_t> CsvHeader::find(std::string_view name) const {

@@ -1,5 +1,7 @@
 #include "schedlab/run_options.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "schedlab/csv.hpp"
@@ -9,6 +11,8 @@ namespace schedlab {
 
 TimeMs option_seconds_ms(double seconds, bool allow_zero) {
   const auto value = seconds_to_ms(seconds);
+  if (!value && !std::isnan(seconds) && seconds > 0)
+    throw ConfigError(fmt::format("too large: at most {}", kMaxTimeText));
   if (!value || *value < 0 || (!allow_zero && *value == 0))
     throw ConfigError(fmt::format("expected seconds {}", allow_zero ? ">= 0" : "> 0"));
   if (*value == 0 && seconds > 0) throw ConfigError("below the clock's resolution of 1 ms");

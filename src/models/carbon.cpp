@@ -15,7 +15,7 @@ CarbonSeries parse_carbon_series(const std::string& path, std::string_view text)
   std::vector<std::string_view> fields;
   if (!csv.next_row(fields))
     throw TraceError(path, 1, "empty file: expected a header row with time, gco2_per_kwh");
-  const CsvHeader header(fields);
+  const CsvHeader header(fields, path, csv.line());
   const std::size_t columns = fields.size();
   const auto time_column = header.find("time");
   const auto value_column = header.find("gco2_per_kwh");

@@ -19,7 +19,7 @@ FailureTrace parse_failure_trace(const std::string& path, std::string_view text)
   std::vector<std::string_view> fields;
   if (!csv.next_row(fields))
     throw TraceError(path, 1, "empty file: expected a header row with node, down_time, up_time");
-  const CsvHeader header(fields);
+  const CsvHeader header(fields, path, csv.line());
   const std::size_t columns = fields.size();
   const char* names[3] = {"node", "down_time", "up_time"};
   std::size_t index[3] = {};

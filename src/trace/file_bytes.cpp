@@ -50,9 +50,12 @@ void require_regular_file(const std::string& path) {
 }
 
 // Inflating stops beyond this many bytes per compressed byte (and beyond 64 MiB): traces
-// compress 3x to 30x, so more is a decompression bomb or corruption, not a trace.
+// compress 3x to 30x, so more is a decompression bomb or corruption, not a trace. Whatever the
+// ratio, it stops beyond kMaxInflatedBytes (docs/traces.md): a larger input is read
+// uncompressed.
 constexpr std::size_t kMaxInflationRatio = 200;
 constexpr std::size_t kInflationFloorBytes = std::size_t{64} << 20;
+constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;
 
 std::string read_gzip(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
@@ -60,12 +63,13 @@ std::string read_gzip(const std::string& path) {
     throw TraceError(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
   gzbuffer(file, 1 << 17);
   std::string out;
-  out.reserve(gzip_size_hint(path) + 1);
+  out.reserve(std::min(gzip_size_hint(path), kMaxInflatedBytes) + 1);
   std::error_code size_ec;
   const std::uintmax_t compressed = std::filesystem::file_size(path, size_ec);
-  const std::size_t limit =
+  const std::size_t ratio_limit =
       std::max(kInflationFloorBytes,
                static_cast<std::size_t>(size_ec ? 0 : compressed) * kMaxInflationRatio);
+  const std::size_t limit = std::min(ratio_limit, kMaxInflatedBytes);
   char buffer[1 << 16];
   for (;;) {
     const int n = gzread(file, buffer, sizeof buffer);
@@ -76,13 +80,18 @@ std::string read_gzip(const std::string& path) {
       throw TraceError(path, fmt::format("corrupt gzip data: {}", message));
     }
     if (n == 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-    if (out.size() > limit) {
+    // Checked before appending, so the text never grows past the limit.
+    if (out.size() + static_cast<std::size_t>(n) > limit) {
       gzclose(file);
+      if (limit == kMaxInflatedBytes)
+        throw TraceError(path, fmt::format("inflates to more than {} MiB, the limit for a "
+                                           "compressed input: not read (decompress it first)",
+                                           kMaxInflatedBytes >> 20));
       throw TraceError(path, fmt::format("inflates to more than {} MiB, over {}x its compressed "
                                          "size: not read (a decompression bomb or corrupt data?)",
                                          limit >> 20, kMaxInflationRatio));
     }
+    out.append(buffer, static_cast<std::size_t>(n));
   }
   // A stream cut short reads as a clean end with the error recorded (Z_BUF_ERROR): check it,
   // and the close, which reports a last member that ended mid-stream.

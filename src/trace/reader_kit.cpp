@@ -242,6 +242,8 @@ double RowParser::number(std::size_t c, double lo, const char* expected) const {
 
 TimeMs RowParser::seconds(std::size_t c, bool allow_zero) const {
   const auto ms = parse_seconds_ms(text(c));
+  if (!ms && seconds_too_large(text(c)))
+    fail(c, fmt::format("seconds of at most {} (too large)", kMaxTimeText).c_str());
   if (!ms || *ms < 0 || (!allow_zero && *ms == 0))
     fail(c, allow_zero ? "seconds >= 0" : "seconds > 0");
   return *ms;

@@ -119,6 +119,8 @@ ResampleSpec parse_resample(const std::string& text) {
   const std::string value = colon == std::string::npos ? "" : text.substr(colon + 1);
   const auto time_value = [&](const char* what) {
     const auto ms = parse_time_with_unit(value);
+    if (!ms && time_with_unit_too_large(value))
+      refuse(text, fmt::format("{} is too large: at most {}", what, kMaxTimeText));
     if (!ms || *ms <= 0)
       refuse(text,
              fmt::format("expected {} > 0 in seconds or with a unit (90s, 30m, 12h, 2d)", what));
@@ -146,7 +148,41 @@ ResampleSpec parse_resample(const std::string& text) {
   refuse(text, "expected none, bootstrap[:BLOCK], jitter:X or window:D");
 }
 
+void check_time_range(const Trace& trace, double load_scale, const ResampleSpec& spec) {
+  if (trace.jobs.empty()) return;
+  const double stretch = spec.kind == ResampleKind::kJitter ? 1.0 + spec.jitter : 1.0;
+  TimeMs first_ms = trace.jobs.front().submit_ms;
+  TimeMs last_ms = first_ms;
+  TimeMs longest_ms = 0;
+  for (const JobSpec& job : trace.jobs) {
+    first_ms = std::min(first_ms, job.submit_ms);
+    last_ms = std::max(last_ms, job.submit_ms);
+    longest_ms = std::max({longest_ms, job.duration_ms, job.walltime_ms});
+  }
+  // Computed in double before any conversion: each gap grows by at most the factor, and each
+  // jittered gap rounds by at most half a millisecond.
+  const double limit_ms = static_cast<double>(kMaxTimeMs);
+  const double last_out_ms =
+      static_cast<double>(first_ms) +
+      static_cast<double>(last_ms - first_ms) / load_scale * stretch +
+      (spec.kind == ResampleKind::kJitter ? static_cast<double>(trace.jobs.size()) : 0.0);
+  const double longest_out_ms =
+      static_cast<double>(longest_ms) * stretch + (spec.kind == ResampleKind::kJitter ? 1.0 : 0.0);
+  if (last_out_ms <= limit_ms && longest_out_ms <= limit_ms) return;
+  std::string how;
+  if (load_scale != 1.0) how = fmt::format("load scale {}", load_scale);
+  if (spec.kind == ResampleKind::kJitter)
+    how += fmt::format("{}--resample '{}'", how.empty() ? "" : " with ", spec.text);
+  const bool arrivals = last_out_ms > limit_ms;
+  throw ConfigError(fmt::format(
+      "{}: {} could reach {:.6g} s, beyond the clock's limit of {}{}", how,
+      arrivals ? "the trace's last arrival" : "a job's duration",
+      (arrivals ? last_out_ms : longest_out_ms) / 1000.0, kMaxTimeText,
+      arrivals && load_scale != 1.0 ? "; use a larger load scale or a shorter trace" : ""));
+}
+
 Trace resample_trace(const Trace& trace, const ResampleSpec& spec, std::uint64_t seed) {
+  check_time_range(trace, 1.0, spec);
   // A stream of its own (splitmix64 of the seed): the failure model draws from the seed as is.
   std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;

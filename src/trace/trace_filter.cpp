@@ -10,7 +10,11 @@
 
 namespace schedlab {
 
-std::optional<TimeMs> parse_time_with_unit(std::string_view text) {
+namespace {
+
+// The number of seconds `text` ("90", "30m", "12h", "2d") stands for; nullopt if not a number
+// >= 0. May be beyond the clock's limit.
+std::optional<double> seconds_with_unit(std::string_view text) {
   text = trim(text);
   double scale = 1.0;
   if (!text.empty()) {
@@ -28,7 +32,20 @@ std::optional<TimeMs> parse_time_with_unit(std::string_view text) {
   }
   const auto value = parse_double(text);
   if (!value || *value < 0) return std::nullopt;
-  return seconds_to_ms(*value * scale);
+  return *value * scale;
+}
+
+}  // namespace
+
+std::optional<TimeMs> parse_time_with_unit(std::string_view text) {
+  const auto seconds = seconds_with_unit(text);
+  if (!seconds) return std::nullopt;
+  return seconds_to_ms(*seconds);
+}
+
+bool time_with_unit_too_large(std::string_view text) {
+  const auto seconds = seconds_with_unit(text);
+  return seconds && !seconds_to_ms(*seconds);
 }
 
 namespace {
@@ -64,6 +81,8 @@ TraceFilter parse_trace_filter(const std::vector<std::string>& items) {
     const std::string_view value = trim(std::string_view(item).substr(eq + 1));
     if (key == "from" || key == "to") {
       const auto ms = parse_time_with_unit(value);
+      if (!ms && time_with_unit_too_large(value))
+        throw fail(fmt::format("too large: at most {}", kMaxTimeText));
       if (!ms) throw fail("expected a time >= 0 in seconds, or with a unit: 90s, 30m, 12h, 2d");
       (key == "from" ? filter.from_ms : filter.to_ms) = *ms;
     } else if (key == "tenant" || key == "vc") {

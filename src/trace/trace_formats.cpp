@@ -70,13 +70,30 @@ Trace read_directory(const std::string& dir, const TraceReadOptions& options) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && is_trace_file_name(it->path().filename().string()))
-      files.push_back(it->path().string());
-  }
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_trace_file_name(it->path().filename().string())) files.push_back(it->path().string());
   if (ec) throw TraceError(dir, fmt::format("cannot list directory: {}", ec.message()));
   std::sort(files.begin(), files.end());
+  // An entry named like a trace file is read, or refused (the first in name order): never
+  // skipped in silence.
+  for (const auto& entry : files) {
+    std::error_code type_ec;
+    const fs::file_status status = fs::status(entry, type_ec);
+    if (type_ec || !fs::exists(status)) {
+      const bool link = fs::is_symlink(fs::symlink_status(entry, type_ec));
+      throw TraceError(entry, link ? "a trace-file name in the trace directory is a dangling or "
+                                     "looping symbolic link: remove it or fix its target"
+                                   : "a trace-file name in the trace directory cannot be read");
+    }
+    if (fs::is_directory(status))
+      throw TraceError(entry,
+                       "a trace-file name in the trace directory is a directory, not a file: "
+                       "rename or remove it");
+    if (!fs::is_regular_file(status))
+      throw TraceError(entry,
+                       "a trace-file name in the trace directory is not a regular file (a named "
+                       "pipe, socket or device): rename or remove it");
+  }
   if (files.empty())
     throw TraceError(
         dir, "no trace files (*.csv, *.json, *.jsonl, *.swf, optionally .gz) in this directory");

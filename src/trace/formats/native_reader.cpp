@@ -116,7 +116,7 @@ class NativeReader {
 
  private:
   void map_header(const std::vector<std::string_view>& fields) {
-    const CsvHeader header(fields);
+    const CsvHeader header(fields, path_, 1);
     header_size_ = fields.size();
     std::vector<std::string> unknown;
     for (std::size_t i = 0; i < header.names().size(); ++i) {
@@ -171,6 +171,9 @@ class NativeReader {
     const std::string_view text = field(fields, c);
     const auto ms = parse_seconds_ms(text);
     const char* expected = allow_zero ? "seconds >= 0" : "seconds > 0";
+    if (!ms && seconds_too_large(text))
+      throw bad(line, c, text,
+                fmt::format("seconds of at most {} (too large)", kMaxTimeText).c_str());
     if (!ms || *ms < 0 || (!allow_zero && *ms == 0)) throw bad(line, c, text, expected);
     return *ms;
   }

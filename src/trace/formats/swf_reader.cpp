@@ -155,27 +155,25 @@ RawTrace read_swf(const std::string& path, std::string_view text) {
   return raw;
 }
 
-bool looks_like_swf(std::string_view path, std::string_view text) {
+// SWF if the first line that is not empty is a ';' header line (no other format starts so; a
+// bad job line after it is then reported as an SWF error), or is a line of 18 numbers.
+bool looks_like_swf(std::string_view /*path*/, std::string_view text) {
   text = trace_kit::without_bom(text);
   std::size_t pos = 0;
-  bool comments = false;
   std::vector<std::string_view> fields;
   for (int lines = 0; pos < text.size() && lines < 200; ++lines) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     const std::string_view line = trim(text.substr(pos, end - pos));
     pos = end + 1;
     if (line.empty() || line == "\r") continue;
-    if (line.front() == ';') {
-      comments = true;
-      continue;
-    }
+    if (line.front() == ';') return true;
     split_ws(line, fields);
     if (fields.size() != kFieldCount) return false;
     for (auto f : fields)
       if (!parse_double(f)) return false;
     return true;
   }
-  return comments && (path.ends_with(".swf") || path.ends_with(".swf.gz"));
+  return false;
 }
 
 ReaderDef swf_reader() {

@@ -99,7 +99,8 @@ double field_number(const std::vector<std::string_view>& fields, std::size_t ind
 void read_timeseries(const std::string& path, RunData& run) {
   const std::string text = read_file_bytes(path);
   CsvReader reader(text, path);
-  const CsvHeader header(header_row(reader, path));
+  const auto header_names = header_row(reader, path);
+  const CsvHeader header(header_names, path, reader.line());
   const std::size_t t = require_column(header, "time_s", path);
   const std::size_t busy = require_column(header, "busy_gpus", path);
   const std::size_t idle = require_column(header, "idle_gpus", path);
@@ -128,7 +129,8 @@ void read_timeseries(const std::string& path, RunData& run) {
 void read_jobs(const std::string& path, RunData& run) {
   const std::string text = read_file_bytes(path);
   CsvReader reader(text, path);
-  const CsvHeader header(header_row(reader, path));
+  const auto header_names = header_row(reader, path);
+  const CsvHeader header(header_names, path, reader.line());
   const std::size_t wait = require_column(header, "waiting_time", path);
   const std::size_t turnaround = require_column(header, "turnaround_time", path);
   const auto job_id = header.find("job_id");

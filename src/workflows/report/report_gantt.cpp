@@ -178,7 +178,7 @@ GanttRun read_attempts(const std::string& path, std::size_t nodes, std::size_t g
   std::vector<std::string_view> fields;
   if (!reader.next_row(fields))
     throw ConfigError(fmt::format("{}: empty file (expected a header row)", path));
-  const CsvHeader header(fields);
+  const CsvHeader header(fields, path, reader.line());
   const auto column = [&](const char* name) {
     const auto index = header.find(name);
     if (!index) throw ConfigError(fmt::format("{}:1: missing column '{}'", path, name));

@@ -23,6 +23,7 @@
 #include "schedlab/output.hpp"
 #include "schedlab/placement_strategy.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/resample.hpp"
 #include "schedlab/run_option_table.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/trace.hpp"
@@ -269,9 +270,16 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
       const auto dash = text.find('-');
       const auto first = parse_int(text.substr(0, dash));
       const auto last = dash == std::string::npos ? std::nullopt : parse_int(text.substr(dash + 1));
-      if (!first || !last || *first < 0 || *last < *first || *last - *first >= 100000)
+      if (!first || !last || *first < 0 || *last < *first)
         spec_error(source, field,
                    fmt::format("expected a range \"A-B\" with 0 <= A <= B, got \"{}\"", text));
+      constexpr std::int64_t kMaxSeedsPerRange = 100'000;
+      if (*last - *first >= kMaxSeedsPerRange)
+        spec_error(source, field,
+                   fmt::format("range \"{}\" holds {} seeds: a range may hold at most {} seeds "
+                               "(docs/workflows.md)",
+                               text, static_cast<std::uint64_t>(*last - *first) + 1,
+                               kMaxSeedsPerRange));
       if (spec.seeds.size() + static_cast<std::size_t>(*last - *first + 1) > kMaxSweepCells)
         spec_error(source, field,
                    fmt::format("more than {} seeds: a sweep has at most {} cells", kMaxSweepCells,
@@ -585,6 +593,7 @@ Trace scale_arrivals(const Trace& trace, double load_scale) {
   SCHEDLAB_ASSERT(load_scale > 0 && std::isfinite(load_scale), "load scale is positive");
   Trace out = trace;
   if (out.jobs.empty() || load_scale == 1.0) return out;
+  check_time_range(trace, load_scale, ResampleSpec{});
   TimeMs first = out.jobs.front().submit_ms;
   for (const auto& job : out.jobs) first = std::min(first, job.submit_ms);
   for (auto& job : out.jobs)
@@ -599,6 +608,9 @@ SweepInputs load_sweep_inputs(const SweepSpec& spec) {
   for (const auto& text : spec.clusters) inputs.clusters.push_back(parse_cluster_spec(text));
   for (const auto& t : spec.traces)
     inputs.traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
+  for (const Trace& trace : inputs.traces)  // every cell's times fit the clock, checked up front
+    for (const double load : spec.load_scales)
+      check_time_range(trace, load, spec.options.resample);
   return inputs;
 }
 
