@@ -503,7 +503,9 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("-c,--cluster", a->clusters, "cluster spec (repeatable)");
   cmd->add_option("--load", a->loads, "load scales, e.g. 0.5,1,2 (arrival-time compression)")
       ->delimiter(',');
-  cmd->add_option("--seeds", a->seeds, "seeds, e.g. 1,2,3 or 1-5")->delimiter(',');
+  cmd->add_option("--seeds", a->seeds,
+                  "seeds, e.g. 1,2,3 or 1-5 (a range A-B holds at most 100000 seeds)")
+      ->delimiter(',');
   add_run_option_flags(*cmd, a->options, true);
   cmd->add_flag("--reproducible", a->reproducible,
                 "write engine.wall_s as 0 (byte-identical reruns)");
