@@ -47,6 +47,10 @@ struct SlurmArrayRequest {
   std::string partition;   // Slurm --partition ("" = the default)
 };
 
+// `text` as one word for bash: as it is when it means itself unquoted, else single-quoted. Holds
+// any byte but NUL (callers refuse control characters first).
+std::string shell_word(const std::string& text);
+
 // The files of a Slurm array run of `spec` (absolute paths, see with_absolute_paths), as
 // (name, content) relative to request.out_dir:
 // - spec.json: the normalized spec;

@@ -370,10 +370,11 @@ int emit_slurm(const SweepArgs& a, const SweepSpec& parsed) {
                                  std::filesystem::perm_options::add);
   std::printf(
       "sweep: %zu cells as a Slurm array of %zu tasks (%u CPUs each) in %s\n"
-      "submit:\n  jid=$(sbatch --parsable %s/sweep.sbatch)\n"
-      "  sbatch --dependency=afterany:$jid %s/merge.sbatch\n",
+      "submit:\n  jid=$(sbatch --parsable %s)\n"
+      "  sbatch --dependency=afterany:$jid %s\n",
       cells, request.shards, request.cpus_per_task, request.out_dir.c_str(),
-      request.out_dir.c_str(), request.out_dir.c_str());
+      shell_word(request.out_dir + "/sweep.sbatch").c_str(),
+      shell_word(request.out_dir + "/merge.sbatch").c_str());
   return kExitOk;
 }
 

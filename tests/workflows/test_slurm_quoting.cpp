@@ -192,6 +192,10 @@ TEST_CASE("emit-slurm quotes hostile values for bash and for sbatch", "[workflow
   for (std::string line; std::getline(lines, line);)
     if (line.starts_with("#   ")) submits.push_back(line.substr(4));
   REQUIRE(submits.size() == 2);
+  // The submit commands printed on stdout are those same quoted commands.
+  INFO(result.out);
+  CHECK(result.out.find("\n  " + submits[0] + "\n") != std::string::npos);
+  CHECK(result.out.find("\n  " + submits[1] + "\n") != std::string::npos);
   const std::string stub =
       fmt::format("cd {} && sbatch() {{ printf '%s\\n' \"$@\" >>args; echo 42; }} && {} && {}",
                   shell_quote(elsewhere), submits[0], submits[1]);

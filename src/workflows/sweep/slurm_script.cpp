@@ -31,14 +31,6 @@ bool plain_word(const std::string& text) {
                               ":=@%+,") == std::string::npos;
 }
 
-// A word for bash: single-quoted unless it is plain. Holds any byte but NUL.
-std::string shell_word(const std::string& text) {
-  if (plain_word(text)) return text;
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // A value of an #SBATCH line as sbatch reads it: double-quoted unless it is plain, with '\\' and
 // '"' escaped by a backslash (sbatch honours both quote characters and backslash escapes, inside
 // quotes too; an unquoted '#' starts a comment, unquoted white space ends the value).
@@ -78,6 +70,13 @@ void check_sbatch_value(std::string_view what, const std::string& value) {
 }
 
 }  // namespace
+
+std::string shell_word(const std::string& text) {
+  if (plain_word(text)) return text;
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 SweepSpec with_absolute_paths(SweepSpec spec) {
   for (auto& trace : spec.traces) trace.path = absolute_path(trace.path);
