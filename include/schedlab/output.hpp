@@ -31,7 +31,8 @@ void write_files_atomically(const std::string& dir,
 //   (a FIFO's open waits for a reader);
 // - a directory, a block device or a socket: refused with ConfigError, nothing written.
 // Write errors throw OutputError naming the file and the system's reason (a full disk, EFBIG
-// past `ulimit -f`); a temporary is never left behind.
+// past `ulimit -f`); a temporary is never left behind. Before writing a regular file, removes
+// that file's temporaries ".NAME.tmp.PID" whose process no longer exists (a killed writer's).
 void write_file_atomically(const std::string& path, std::string_view content);
 
 // The lock file inside an output directory while a command writes it ("PID HOST").

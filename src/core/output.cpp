@@ -1,6 +1,7 @@
 #include "schedlab/output.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,6 +145,28 @@ bool is_temporary_name(const std::string& name) {
   return !pid.empty() && pid.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
+// Removes the temporaries ".NAME.tmp.PID" of `final_path` whose process no longer exists
+// (left by a writer that was killed). Another live process's temporary is kept: a single file
+// takes no directory lock.
+void remove_dead_writers_temporaries(const fs::path& final_path) {
+  const std::string prefix = fmt::format(".{}.tmp.", final_path.filename().string());
+  const fs::path dir = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || !is_temporary_name(name)) continue;
+    const std::string_view digits = std::string_view(name).substr(prefix.size());
+    if (digits.size() > 9) continue;  // no pid of this system
+    const auto pid = static_cast<pid_t>(std::stol(std::string(digits)));
+    std::error_code ignored;
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH &&
+        fs::is_regular_file(it->symlink_status(ignored)))
+      stale.push_back(it->path());
+  }
+  for (const auto& path : stale) fs::remove(path, ec);
+}
+
 // Replaces the regular file (or nothing) at `final_path` atomically.
 void replace_file(const fs::path& final_path, std::string_view content) {
   const fs::path tmp = temporary_beside(final_path);
@@ -162,8 +185,10 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   const OutputTarget target = output_target(path);
   if (target.kind == OutputTarget::Kind::kStream)
     write_through(target.path, content);
-  else
+  else {
+    remove_dead_writers_temporaries(target.path);
     replace_file(target.path, content);
+  }
 }
 
 void write_files_atomically(const std::string& dir,

@@ -3,6 +3,7 @@
 // records, and names that are not markup in Markdown and HTML outputs.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -205,6 +206,29 @@ TEST_CASE("a later writer removes stale temporaries of schedlab's naming only",
   CHECK(fs::exists(out + "/.notes.tmp."));
   CHECK(fs::exists(out + "/" + kCompleteMarker));
   CHECK_FALSE(fs::exists(out + "/" + kOutputLock));
+}
+
+TEST_CASE("a single-file output removes its own temporaries left by a dead writer",
+          "[workflows][output]") {
+  const std::string dir = fresh_temp_dir("output-stale-single");
+  const std::string trace = write_small_trace(dir);
+  // A pid that no process holds: a child that has exited and been reaped.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string dead = fmt::format("{}/.out.csv.tmp.{}", dir, child);
+  const std::string live = fmt::format("{}/.out.csv.tmp.{}", dir, ::getpid());
+  const std::string other = fmt::format("{}/.other.csv.tmp.{}", dir, child);
+  for (const std::string& path : {dead, live, other}) std::ofstream(path) << "x";
+  const CommandResult converted = run_command(
+      schedlab_cmd("convert " + quoted(trace) + " --to native -o " + quoted(dir + "/out.csv")));
+  INFO(converted.err);
+  REQUIRE(converted.exit_code == 0);
+  CHECK(fs::is_regular_file(dir + "/out.csv"));
+  CHECK_FALSE(fs::exists(dead));  // its writer is gone
+  CHECK(fs::exists(live));        // a live process's temporary is not ours to remove
+  CHECK(fs::exists(other));       // another file's temporary: not this command's
 }
 
 TEST_CASE("an output directory in use refuses a second writer", "[workflows][output]") {
