@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/trace_writer.hpp"
 
 namespace schedlab::cli {
@@ -21,7 +22,7 @@ struct ConvertArgs {
 
 void note(const std::string& path, std::uint64_t count, const char* what) {
   if (count > 0)
-    std::fprintf(stderr, "schedlab: %s: %llu %s\n", path.c_str(),
+    std::fprintf(stderr, "schedlab: %s: %llu %s\n", printable_text(path).c_str(),
                  static_cast<unsigned long long>(count), what);
 }
 
@@ -58,7 +59,7 @@ Action add_convert_command(CLI::App& app) {
         std::fprintf(stderr,
                      "schedlab: %s: ids are not 1..N in trace order; jobs numbered 1..N (SWF job "
                      "numbers count from 1)\n",
-                     args->out.c_str());
+                     printable_text(args->out).c_str());
       note(args->out, report.users_mapped, "user names numbered (mapping in the header)");
       note(args->out, report.groups_mapped, "tenants numbered as groups (mapping in the header)");
       note(args->out, report.statuses_unmapped,
@@ -68,7 +69,7 @@ Action add_convert_command(CLI::App& app) {
     }
     write_trace_file(args->out, content);
     std::fprintf(stderr, "schedlab: wrote %zu jobs to %s (%s)\n", trace.jobs.size(),
-                 args->out.c_str(), args->to.c_str());
+                 printable_text(args->out).c_str(), args->to.c_str());
     return kExitOk;
   };
 }

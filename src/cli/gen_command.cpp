@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/synthetic.hpp"
 #include "schedlab/trace_writer.hpp"
 
@@ -164,7 +165,7 @@ Action add_gen_command(CLI::App& app) {
       if (dmax->count() > 0) fitted.duration_max_s = spec.duration_max_s;
       spec = std::move(fitted);
       std::fprintf(stderr, "schedlab: %s\n",
-                   describe_fit(spec, args->like, like.jobs.size()).c_str());
+                   printable_text(describe_fit(spec, args->like, like.jobs.size())).c_str());
     }
     if (spec.jobs == 0) throw ConfigError("--jobs: expected an integer >= 1");
     const Trace trace = generate_synthetic_trace(spec);
@@ -174,7 +175,7 @@ Action add_gen_command(CLI::App& app) {
     } else {
       write_trace_file(args->out, content);
       std::fprintf(stderr, "schedlab: wrote %zu jobs to %s\n", trace.jobs.size(),
-                   args->out.c_str());
+                   printable_text(args->out).c_str());
     }
     return kExitOk;
   };

@@ -13,6 +13,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/printable.hpp"
 #include "sweep_logging.hpp"
 
 namespace schedlab::cli {
@@ -75,11 +76,12 @@ Action add_leaderboard_command(CLI::App& app) {
         const std::lock_guard lock(mutex);
         const std::string& name = suite.traces[trace].name;
         if (p.label.empty())
-          std::fprintf(stderr, "leaderboard: %s: %zu cells (%zu already done)\n", name.c_str(),
-                       p.total, p.resumed);
+          std::fprintf(stderr, "leaderboard: %s: %zu cells (%zu already done)\n",
+                       printable_text(name).c_str(), p.total, p.resumed);
         else
-          std::fprintf(stderr, "leaderboard: %s: [%zu/%zu] %s: %s (%.2f s)\n", name.c_str(), p.done,
-                       p.total, p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
+          std::fprintf(stderr, "leaderboard: %s: [%zu/%zu] %s: %s (%.2f s)\n",
+                       printable_text(name).c_str(), p.done, p.total, p.ok ? "done" : "FAILED",
+                       printable_text(p.label).c_str(), p.wall_s);
         std::fflush(stderr);
       };
     const auto started = std::chrono::steady_clock::now();

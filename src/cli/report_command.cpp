@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/report.hpp"
 #include "schedlab/trace_filter.hpp"
 
@@ -71,7 +72,8 @@ Action add_report_command(CLI::App& app) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     write_file_atomically(a->out, report.html);
-    for (const auto& note : report.notes) std::fprintf(stderr, "report: note: %s\n", note.c_str());
+    for (const auto& note : report.notes)
+      std::fprintf(stderr, "report: note: %s\n", printable_text(note).c_str());
     std::printf("report: %zu charts written to %s\n", report.charts, a->out.c_str());
     return kExitOk;
   };

@@ -20,6 +20,7 @@
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/policy.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/sweep_batch.hpp"
@@ -174,7 +175,7 @@ class ProgressPrinter {
   void operator()(const SweepProgress& p) {
     // Cells a stopped MPI run lost are news even with -q.
     for (const auto& cell : p.interrupted)
-      std::fprintf(stderr, "sweep: %s\n", interrupted_cell_text(cell).c_str());
+      std::fprintf(stderr, "sweep: %s\n", printable_text(interrupted_cell_text(cell)).c_str());
     if (quiet_) return;
     const std::lock_guard lock(mutex_);
     if (p.label.empty()) {  // after the resume scan
@@ -192,7 +193,7 @@ class ProgressPrinter {
     last_ = p;
     if (!status_.enabled()) {
       std::fprintf(stderr, "sweep: [%zu/%zu] cell %zu %s: %s (%.2f s)\n", p.done, p.total, p.cell,
-                   p.ok ? "done" : "FAILED", p.label.c_str(), p.wall_s);
+                   p.ok ? "done" : "FAILED", printable_text(p.label).c_str(), p.wall_s);
       std::fflush(stderr);
       return;
     }

@@ -37,6 +37,7 @@
 #include "commands.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/json_text.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/sweep_inflight.hpp"
 #include "schedlab/sweep_steps.hpp"
@@ -488,7 +489,8 @@ int run_sweep_on_mpi_ranks(const MpiLaunch& /*launch*/, const MpiSweepCommand& c
     return work_cells(command);
   } catch (const std::exception& e) {
     // Rank 0 would wait for this rank's cells forever: end the job, as a dead rank does.
-    std::fprintf(stderr, "schedlab: rank %d: internal error: %s\n", world.rank, e.what());
+    std::fprintf(stderr, "schedlab: rank %d: internal error: %s\n", world.rank,
+                 printable_text(e.what()).c_str());
     MPI_Abort(MPI_COMM_WORLD, kExitInternal);
     return kExitInternal;
   }

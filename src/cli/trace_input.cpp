@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/trace.hpp"
 #include "schedlab/trace_filter.hpp"
 
@@ -21,8 +22,8 @@ Trace load_trace(const std::string& path, const std::string& format,
   const TraceFilter filter = parse_trace_filter(filters);
   Trace trace = read_trace(path, TraceReadOptions{format});
   if (format == "auto" && trace.format != "native")
-    std::fprintf(stderr, "schedlab: %s: read as '%s' (detected from its content)\n", path.c_str(),
-                 trace.format.c_str());
+    std::fprintf(stderr, "schedlab: %s: read as '%s' (detected from its content)\n",
+                 printable_text(path).c_str(), trace.format.c_str());
   apply_trace_filter(trace, filter);
   if (!trace.skipped.empty()) {
     std::uint64_t total = 0;
@@ -31,8 +32,9 @@ Trace load_trace(const std::string& path, const std::string& format,
       total += n;
       reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", n, reason);
     }
-    std::fprintf(stderr, "schedlab: %s: %zu jobs kept, %llu left out: %s\n", path.c_str(),
-                 trace.jobs.size(), static_cast<unsigned long long>(total), reasons.c_str());
+    std::fprintf(stderr, "schedlab: %s: %zu jobs kept, %llu left out: %s\n",
+                 printable_text(path).c_str(), trace.jobs.size(),
+                 static_cast<unsigned long long>(total), printable_text(reasons).c_str());
   }
   return trace;
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -112,5 +113,26 @@ TEST_CASE("a warning that echoes a column name with control characters is one li
     CHECK_FALSE(has_raw_control(done.err));
     CHECK_THAT(done.err, Catch::StartsWith("schedlab: warning: ") &&
                              Catch::Contains("x\\nschedlab: forged\\x1b[2J"));
+  }
+}
+
+TEST_CASE("notes that echo a file name print it escaped", "[errors]") {
+  const std::string dir = fresh_temp_dir("note-lines");
+  // An SWF trace under a name with a newline and ESC: auto-detection and the skipped jobs each
+  // print a note naming the file, and convert names the file it wrote.
+  const std::string trace = dir + "/a\nschedlab: forged\x1b[2J.swf.gz";
+  std::filesystem::copy_file(
+      std::string(SCHEDLAB_SOURCE_DIR) + "/traces/nasa-ipsc-1993-week1.swf.gz", trace);
+  const std::string converted = dir + "/b\x1b[2J.csv";
+  for (const std::string& command :
+       {fmt::format("run -q -p fifo -c 8x8:V100 -t {}", shell_quote(trace)),
+        fmt::format("convert {} --to native -o {}", shell_quote(trace), shell_quote(converted))}) {
+    INFO(command);
+    const CommandResult done =
+        run_command(fmt::format("{} {}", shell_quote(schedlab_binary()), command));
+    INFO(done.err);
+    CHECK(done.exit_code == 0);
+    CHECK_FALSE(has_raw_control(done.err));
+    CHECK_THAT(done.err, Catch::Contains("a\\nschedlab: forged\\x1b[2J.swf.gz"));
   }
 }
