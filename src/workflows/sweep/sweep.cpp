@@ -275,11 +275,11 @@ void parse_seeds(const Json& list, const std::string& source, SweepSpec& spec) {
                    fmt::format("expected a range \"A-B\" with 0 <= A <= B, got \"{}\"", text));
       constexpr std::int64_t kMaxSeedsPerRange = 100'000;
       if (*last - *first >= kMaxSeedsPerRange)
-        spec_error(source, field,
-                   fmt::format("range \"{}\" holds {} seeds: a range may hold at most {} seeds "
-                               "(docs/workflows.md)",
-                               text, static_cast<std::uint64_t>(*last - *first) + 1,
-                               kMaxSeedsPerRange));
+        spec_error(
+            source, field,
+            fmt::format("range \"{}\" holds {} seeds: a range may hold at most {} seeds "
+                        "(docs/workflows.md)",
+                        text, static_cast<std::uint64_t>(*last - *first) + 1, kMaxSeedsPerRange));
       if (spec.seeds.size() + static_cast<std::size_t>(*last - *first + 1) > kMaxSweepCells)
         spec_error(source, field,
                    fmt::format("more than {} seeds: a sweep has at most {} cells", kMaxSweepCells,
@@ -609,8 +609,7 @@ SweepInputs load_sweep_inputs(const SweepSpec& spec) {
   for (const auto& t : spec.traces)
     inputs.traces.push_back(read_trace(t.path, TraceReadOptions{t.format}));
   for (const Trace& trace : inputs.traces)  // every cell's times fit the clock, checked up front
-    for (const double load : spec.load_scales)
-      check_time_range(trace, load, spec.options.resample);
+    for (const double load : spec.load_scales) check_time_range(trace, load, spec.options.resample);
   return inputs;
 }
 
