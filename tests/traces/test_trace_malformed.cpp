@@ -161,6 +161,9 @@ TEST_CASE("philly-json: malformed jobs", "[traces]") {
         "25:11:39'");
   CHECK(error_of("philly-json", "j.json", "[\n{\"status\": \"Pass\"}\n]") ==
         "j.json:2: key 'jobid': missing");
+  CHECK(error_of("philly-json", "j.json",
+                 "[\n{\"jobid\": \"a\",\n \"status\": \"Pass\",\n \"jobid\": \"b\"}\n]\n") ==
+        "j.json:4: key \"jobid\" appears twice in one object (each key may appear once)");
   CHECK(error_of("philly-json", "j.json", "[\n5\n]") ==
         "j.json:2: expected a JSON object per job, got 5");
   CHECK(error_of("philly-json", "j.json",

@@ -14,6 +14,7 @@
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/json_text.hpp"
 
 namespace schedlab {
 namespace {
@@ -217,6 +218,28 @@ class JobParser {
   const json& job_;
 };
 
+// One job's JSON text (starting at `line` of `path`). A key repeated in one object, or nesting
+// deeper than kMaxJsonDepth, is a TraceError at the line of the repeated key (parse_json_text's
+// rules); other errors are json::parse's.
+json parse_job(const std::string& path, std::string_view element, std::size_t line) {
+  try {
+    return parse_json_text<json>(element, "");
+  } catch (const ConfigError& e) {
+    // parse_json_text says ":LINE: what" (LINE within `element`) or ": what".
+    std::string_view what = e.what();
+    std::size_t element_line = 1;
+    if (what.starts_with(":") && what.size() > 1 && what[1] != ' ') {
+      std::size_t digits = 1;
+      element_line = 0;
+      while (digits < what.size() && what[digits] >= '0' && what[digits] <= '9')
+        element_line = element_line * 10 + static_cast<std::size_t>(what[digits++] - '0');
+      what.remove_prefix(digits);
+    }
+    if (what.starts_with(": ")) what.remove_prefix(2);
+    throw TraceError(path, line + std::max<std::size_t>(element_line, 1) - 1, std::string(what));
+  }
+}
+
 RawTrace read_philly_json(const std::string& path, std::string_view text) {
   RawTrace raw;
   raw.absolute_times = true;
@@ -230,7 +253,7 @@ RawTrace read_philly_json(const std::string& path, std::string_view text) {
   while (elements.next(element, line)) {
     json job;
     try {
-      job = json::parse(element);
+      job = parse_job(path, element, line);
     } catch (const json::parse_error& e) {
       throw TraceError(path, line_at(element, line, e.byte == 0 ? 0 : e.byte - 1),
                        fmt::format("invalid JSON: {}", parse_error_text(e)));
