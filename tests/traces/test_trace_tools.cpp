@@ -322,9 +322,8 @@ TEST_CASE("philly-json: deeply nested values give a message, not a stack overflo
     read_as("philly-json", "j.json", text);
     FAIL("a nested array was read as a submit time");
   } catch (const TraceError& e) {
-    CHECK(std::string(e.what()) ==
-          "j.json:1: key 'submitted_time': expected a time 'YYYY-MM-DD HH:MM:SS', got an array "
-          "of 1 elements");
+    // The nesting limit of every JSON input (kMaxJsonDepth) stops it before the key is read.
+    CHECK(std::string(e.what()) == "j.json:1: JSON nested deeper than 512 levels");
   }
 }
 
