@@ -73,6 +73,9 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   if (tenant_metrics) {
     result.summary["tenants"] = tenant_metrics->tenants_json();
     result.summary["fairness"] = tenant_metrics->fairness_json();
+    // tenants.csv prints the figures of these two objects.
+    require_finite_numbers(result.summary["tenants"], "summary.json tenants");
+    require_finite_numbers(result.summary["fairness"], "summary.json fairness");
     if (request.files) result.tenants_csv = tenant_metrics->tenants_csv();
   }
   if (request.files) {
