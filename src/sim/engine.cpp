@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -672,17 +674,24 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
     return now_ >= stuck_grace_until_ms_;
   }
 
-  // The run applied kMaxEventsWithoutProgress events without an arrival, a job ending or any
-  // job's saved work advancing: it would go on (and grow) without end.
-  [[noreturn]] void throw_no_progress() const {
+  // The ids of the queued (and with `running_too`, running) jobs, the first ten in index order
+  // and then their count, for the messages of a run that cannot finish; and that count.
+  std::pair<std::string, std::size_t> unfinished_job_names(bool running_too) const {
     std::string names;
     std::size_t count = 0;
     for (JobIndex j = 0; j < states_.size(); ++j) {
-      if (states_[j].status != JobStatus::kQueued && states_[j].status != JobStatus::kRunning)
-        continue;
+      const JobStatus status = states_[j].status;
+      if (status != JobStatus::kQueued && !(running_too && status == JobStatus::kRunning)) continue;
       if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
     }
     if (count > 10) names += fmt::format(", ... ({} in all)", count);
+    return {std::move(names), count};
+  }
+
+  // The run applied kMaxEventsWithoutProgress events without an arrival, a job ending or any
+  // job's saved work advancing: it would go on (and grow) without end.
+  [[noreturn]] void throw_no_progress() const {
+    const std::string names = unfinished_job_names(/*running_too=*/true).first;
     throw StuckError(fmt::format(
         "run cannot finish at t={} s: {} events applied without any job arriving, ending or "
         "saving work; jobs queued or running: {}",
@@ -695,14 +704,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   // checkpoint: failures come faster than the jobs can finish, and the run would go on (and
   // grow) without end.
   [[noreturn]] void throw_failure_livelock() const {
-    std::string names;
-    std::size_t count = 0;
-    for (JobIndex j = 0; j < states_.size(); ++j) {
-      if (states_[j].status != JobStatus::kQueued && states_[j].status != JobStatus::kRunning)
-        continue;
-      if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
-    }
-    if (count > 10) names += fmt::format(", ... ({} in all)", count);
+    const std::string names = unfinished_job_names(/*running_too=*/true).first;
     throw StuckError(fmt::format(
         "run cannot finish at t={} s: failure livelock, {} node failures ({} per node of {}) "
         "without any job arriving, ending or saving work; failures come faster than jobs can "
@@ -713,13 +715,7 @@ class Engine::Impl final : public SchedContext, public RunView, public Decisions
   }
 
   [[noreturn]] void throw_stuck() const {
-    std::string names;
-    std::size_t count = 0;
-    for (JobIndex j = 0; j < states_.size(); ++j) {
-      if (states_[j].status != JobStatus::kQueued) continue;
-      if (++count <= 10) names += (names.empty() ? "" : ", ") + trace_.jobs[j].id;
-    }
-    if (count > 10) names += fmt::format(", ... ({} in all)", count);
+    const auto [names, count] = unfinished_job_names(/*running_too=*/false);
     throw StuckError(
         fmt::format("run cannot finish at t={} s: {} job(s) queued with nothing left to "
                     "happen (policy never starts them): {}",
