@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "schedlab/output.hpp"
+#include "schedlab/printable.hpp"
 
 namespace py = pybind11;
 
@@ -22,6 +23,21 @@ SharedPyObject::SharedPyObject(py::object object)
       }) {}
 
 namespace {
+
+// A Python exception as one printable line, "TypeName: message", without pybind11's traceback.
+std::string exception_line(const py::error_already_set& error) {
+  const py::gil_scoped_acquire gil;
+  std::string type = "Exception";
+  std::string message;
+  try {
+    type = py::str(error.type().attr("__name__")).cast<std::string>();
+    message = py::str(error.value()).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    message = error.what();
+    message = message.substr(0, message.find('\n'));
+  }
+  return printable_text(message.empty() ? type : type + ": " + message);
+}
 
 // Whether the run a Python view belongs to is still going: views check it before every read.
 using RunToken = std::shared_ptr<const bool>;
@@ -155,7 +171,7 @@ class PythonPolicy final : public Policy {
     try {
       hooks = py::module_::import("schedlab").attr("_policy_hooks")(instance);
     } catch (py::error_already_set& error) {  // e.g. a hook that is not callable
-      throw ConfigError(fmt::format("--policy {}: {}", name_, error.what()));
+      throw ConfigError(fmt::format("--policy {}: {}", name_, exception_line(error)));
     }
     hooks_.on_begin = hooks.attr("on_begin");
     hooks_.on_submit = hooks.attr("on_submit");
@@ -273,7 +289,7 @@ void register_python_policy(const std::string& name, const py::object& policy_cl
         instance =
             py::module_::import("schedlab").attr("_make_policy")(held.get(), params.values());
       } catch (py::error_already_set& error) {
-        throw ConfigError(fmt::format("--policy {}: {}", name, error.what()));
+        throw ConfigError(fmt::format("--policy {}: {}", name, exception_line(error)));
       }
     }
     return std::make_unique<PythonPolicy>(name, std::move(instance));

@@ -14,14 +14,64 @@ import math as _math
 import os as _os
 import sys as _sys
 
+# The schedlab executable supplies its own core (schedlab._schedlab) before it imports the
+# package, for its Python policies, which need no numpy.
+_EMBEDDED = "schedlab._schedlab" in _sys.modules
+
+
+def _core_mismatch():
+    """The one-line reason the core cannot load in this Python when it was built for another
+    (its file's ABI tag differs from every extension suffix of this Python), else None."""
+    import importlib.machinery
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    built = sorted(name for name in _os.listdir(here) if name.startswith("_schedlab.")
+                   and name.endswith((".so", ".pyd")))
+    if not built or any(name.removeprefix("_schedlab") in importlib.machinery.EXTENSION_SUFFIXES
+                        for name in built):
+        return None
+    versions = []
+    for name in built:  # _schedlab.cpython-311-x86_64-linux-gnu.so: Python 3.11
+        tag = name.split(".")[1].split("-")
+        version = tag[1] if tag[0] == "cpython" and len(tag) > 1 and tag[1].isdigit() else ""
+        versions.append(f"Python {version[0]}.{version[1:]}" if version else ".".join(tag))
+    this = f"Python {_sys.version_info[0]}.{_sys.version_info[1]}"
+    return (f"schedlab was built for {' and '.join(versions)} ({', '.join(built)} in {here}); "
+            f"this is {this} ({_sys.executable}): run it with that Python, or rebuild schedlab "
+            "for this one (cmake -DPython3_EXECUTABLE=...)")
+
+
 # The core is loaded with its symbols global, so that C++ plug-ins (load_plugin) resolve
 # schedlab's symbols against it, as they do against the schedlab executable.
 _flags = _sys.getdlopenflags()
 _sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
 try:
     from . import _schedlab as _core
+except ImportError as _error:
+    _reason = _core_mismatch()
+    if _reason is None:
+        raise
+    raise ImportError(_reason, name=__name__) from None
 finally:
     _sys.setdlopenflags(_flags)
+
+if not _EMBEDDED:
+    import importlib.util as _importlib_util
+
+    if _importlib_util.find_spec("numpy") is None:
+        raise ImportError(f"schedlab needs numpy, which this Python ({_sys.executable}) cannot "
+                          "import: pip install numpy", name=__name__)
+    # The library's log lines (e.g. "detected format 'swf'") print nowhere unless asked for:
+    # set_log_level("info") or SCHEDLAB_LOG=info in the environment.
+    _core.set_log_level(_os.environ.get("SCHEDLAB_LOG", "off"))
+
+
+def set_log_level(level):
+    """Shows the library's log lines (spdlog, on stdout) at `level` and above: "trace", "debug",
+    "info", "warn", "error", "critical", or "off" (the default; SCHEDLAB_LOG sets it at import).
+    Not available to the schedlab executable's Python policies (its own -v/-q decide)."""
+    if _EMBEDDED:
+        raise RuntimeError("set_log_level: the schedlab executable's -v/-q decide its log lines")
+    _core.set_log_level(str(level))
 
 __version__ = _core.__version__
 
@@ -36,7 +86,7 @@ Decisions = _core.Decisions
 __all__ = [
     "InputError", "PolicyError", "StuckError", "OutputError", "InvariantError", "Trace",
     "read_trace", "run", "Result", "Columns", "compare", "Comparison", "policies", "check_policy",
-    "ContractReport", "load_plugin", "Policy", "Job", "Context", "Decisions",
+    "ContractReport", "load_plugin", "Policy", "Job", "Context", "Decisions", "set_log_level",
 ]
 
 
