@@ -27,3 +27,10 @@ install(FILES ${PROJECT_BINARY_DIR}/schedlabConfig.cmake
               ${PROJECT_BINARY_DIR}/schedlabConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/schedlabPlugin.cmake
         DESTINATION ${SCHEDLAB_INSTALL_CMAKEDIR})
+
+# The same package from the build tree, without installing: find_package(schedlab) with
+# -Dschedlab_DIR=<build dir> (or CMAKE_PREFIX_PATH=<build dir>) gives the same targets, over the
+# build tree's libraries and the source tree's headers, and schedlab_add_policy().
+export(EXPORT schedlabTargets NAMESPACE schedlab:: FILE ${PROJECT_BINARY_DIR}/schedlabTargets.cmake)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/schedlabPlugin.cmake
+               ${PROJECT_BINARY_DIR}/schedlabPlugin.cmake COPYONLY)
