@@ -27,6 +27,7 @@
 
 // This process's own ELF header (the linker defines the symbol): the class, byte order and
 // machine a plug-in must have.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the linker's own name for it
 extern "C" const ElfW(Ehdr) __ehdr_start;
 
 namespace schedlab {
