@@ -91,7 +91,8 @@ struct ByPriorityThenSubmit {
 };
 
 // Parameter helpers: each throws ConfigError "--param key=value: policy 'P' expects ...".
-// Seconds (decimal) as milliseconds, >= 0.
+// A time >= 0 as milliseconds: decimal seconds, or with a unit as --filter takes it (90s, 30m,
+// 12h, 2d).
 TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
                         const std::string& key, TimeMs fallback_ms);
 // A comma-separated, strictly ascending list of positive numbers.

@@ -64,9 +64,11 @@ std::vector<Contender> parse_contenders(const CompareArgs& args) {
   }
   std::map<std::string, std::vector<std::string>> items;
   for (const auto& item : args.params) {
-    const auto colon = item.find(':');
+    // POLICY runs to the last ':' before KEY=VALUE's '=': a policy name may hold ':' itself
+    // (py:FILE:CLASS), a key never does.
     const auto eq = item.find('=');
-    if (colon == std::string::npos || colon == 0 || (eq != std::string::npos && eq < colon))
+    const auto colon = item.rfind(':', eq);
+    if (colon == std::string::npos || colon == 0)
       throw ConfigError(fmt::format("--param '{}': expected POLICY:KEY=VALUE", item));
     const std::string policy(trim(std::string_view(item).substr(0, colon)));
     if (std::none_of(out.begin(), out.end(),

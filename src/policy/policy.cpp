@@ -113,10 +113,14 @@ std::unique_ptr<Policy> make_policy(const std::string& name,
                                       [&](const PolicyParamInfo& p) { return p.key == wanted; });
     if (declared) continue;
     std::string keys;
-    for (const auto& p : info->params) keys += (keys.empty() ? "" : ", ") + p.key;
+    std::vector<std::string> key_list;
+    for (const auto& p : info->params) {
+      keys += (keys.empty() ? "" : ", ") + p.key;
+      key_list.push_back(p.key);
+    }
     throw ConfigError(
-        fmt::format("--param {}={}: policy '{}' has no parameter '{}' (parameters: {})", key, value,
-                    name, key, keys.empty() ? "none" : keys));
+        fmt::format("--param {}={}: policy '{}' has no parameter '{}'{} (parameters: {})", key,
+                    value, name, key, did_you_mean(key, key_list), keys.empty() ? "none" : keys));
   }
   return info->make(PolicyParams(info->name, params));
 }

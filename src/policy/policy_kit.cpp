@@ -10,6 +10,7 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/run_options.hpp"
+#include "schedlab/trace_filter.hpp"
 
 namespace schedlab {
 
@@ -253,8 +254,14 @@ TimeMs param_seconds_ms(const PolicyParams& params, const std::string& policy,
                         const std::string& key, TimeMs fallback_ms) {
   const auto it = params.values().find(key);
   if (it == params.values().end()) return fallback_ms;
-  const auto ms = parse_seconds_ms(it->second);
-  if (!ms || *ms < 0) param_error(policy, key, it->second, "seconds >= 0");
+  // A plain number is read as before (exact decimal seconds); with a unit, as --filter reads it.
+  auto ms = parse_seconds_ms(it->second);
+  if (!ms) ms = parse_time_with_unit(it->second);
+  if (!ms && time_with_unit_too_large(it->second))
+    param_error(policy, key, it->second, fmt::format("a time of at most {}", kMaxTimeText));
+  if (!ms || *ms < 0)
+    param_error(policy, key, it->second,
+                "a time >= 0 in seconds, or with a unit: 90s, 30m, 12h, 2d");
   return *ms;
 }
 

@@ -55,7 +55,9 @@ TEST_CASE("bad policy parameters exit 2 with a clear message", "[policies][cli]"
   r = run_command(cli() + " run --trace " + trace +
                   " --cluster 1x4 --policy priority --param agging=5");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("has no parameter 'agging' (parameters: blocking, aging)") != std::string::npos);
+  CHECK(r.err.find(
+            "has no parameter 'agging'; did you mean 'aging'? (parameters: blocking, aging)") !=
+        std::string::npos);
   r = run_command(cli() + " compare --trace " + trace +
                   " --cluster 1x4 --policies fifo,sjf --param sjf:blocking=perhaps");
   CHECK(r.exit_code == 2);
