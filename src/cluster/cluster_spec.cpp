@@ -101,8 +101,8 @@ ClusterSpec parse_compact(const std::string& text) {
     const std::size_t colon = item.find(':');
     group.gpu_type = kDefaultGpuType;
     if (colon != std::string::npos) {
-      shape = item.substr(0, colon);
-      group.gpu_type = item.substr(colon + 1);
+      shape = std::string(trim(std::string_view(item).substr(0, colon)));
+      group.gpu_type = std::string(trim(std::string_view(item).substr(colon + 1)));
       const auto type = canonical_type(spec.gpu_types, group.gpu_type);
       if (!type)
         throw fail(item,
@@ -164,8 +164,12 @@ double json_number_in(const nlohmann::json& obj, const std::string& key, const s
 
 void check_keys(const nlohmann::json& obj, const std::vector<std::string>& known,
                 const std::string& path, const std::string& source) {
-  if (const auto key = first_unknown_key(obj, known))
-    throw ConfigError(fmt::format("{}: {}.{}: {}", source, path, *key, unknown_key_problem(known)));
+  if (const auto key = first_unknown_key(obj, known)) {
+    std::string list;
+    for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+    throw ConfigError(fmt::format("{}: {}.{}: unknown key{} (known: {})", source, path, *key,
+                                  did_you_mean(*key, known), list));
+  }
 }
 
 // "topology": link bandwidths per level (docs/cluster.md).

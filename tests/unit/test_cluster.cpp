@@ -145,12 +145,14 @@ TEST_CASE("cluster JSON errors name the file and the JSON path", "[cluster]") {
   // A misspelt key inside an entry is an error, not a silently ignored default.
   CHECK(
       error_of_json(R"({"node_groups": [{"count": 1, "gpus_per_node": 8, "gpu_typ": "A100"}]})") ==
-      "$.node_groups[0].gpu_typ: unknown key (known: count, gpus_per_node, gpu_type, rack, pod, "
+      "$.node_groups[0].gpu_typ: unknown key; did you mean 'gpu_type'? (known: count, "
+      "gpus_per_node, gpu_type, rack, pod, "
       "nodes_per_rack, nvlink_domain_gpus, uplink_gbps, base_watts, off_watts, cpu_milli, "
       "memory_mib)");
   CHECK(error_of_json(R"({"gpu_types": [{"name": "X", "idle_watts": 1, "busy_watts": 2,
                          "speeed": 2}], "node_groups": []})") ==
-        "$.gpu_types[0].speeed: unknown key (known: name, idle_watts, busy_watts, speed, "
+        "$.gpu_types[0].speeed: unknown key; did you mean 'speed'? (known: name, idle_watts, "
+        "busy_watts, speed, "
         "node_base_watts, node_off_watts, mig)");
   CHECK(error_of_json("[1,2]") == "$: expected an object");
   // Sizes beyond any real cluster are refused up front (memory stays bounded).
