@@ -10,6 +10,8 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/mig.hpp"
+#include "schedlab/names.hpp"
+#include "schedlab/printable.hpp"
 
 namespace schedlab {
 namespace {
@@ -135,10 +137,11 @@ class NativeReader {
     }
     for (std::size_t c = 0; c < kRequiredColumns; ++c) {
       if (index_[c] == kMissing)
-        throw TraceError(path_, 1,
-                         fmt::format("missing required column '{}' (required: id, "
-                                     "submit_time, gpus, duration)",
-                                     kColumnNames[c]));
+        throw TraceError(
+            path_, 1,
+            fmt::format("missing required column '{}'{} (required: id, "
+                        "submit_time, gpus, duration)",
+                        kColumnNames[c], stand_in_hint(static_cast<Column>(c), unknown)));
     }
     if (!unknown.empty()) {
       // One short line however wide the header: the first names, shortened, and the count.
@@ -153,6 +156,26 @@ class NativeReader {
       if (unknown.size() > kListed) list += fmt::format(", ... ({} in all)", unknown.size());
       spdlog::warn("{}:1: ignoring unknown columns {}", path_, list);
     }
+  }
+
+  // "; the header has 'num_gpus': rename it 'gpus'" when an unknown column is another
+  // trace's name for the missing required column `c`, or a misspelling of it; else "".
+  static std::string stand_in_hint(Column c, const std::vector<std::string>& unknown) {
+    static const std::map<Column, std::vector<std::string>> other_names = {
+        {kId, {"job_id", "jobid"}},
+        {kSubmit, {"submit", "submit_s", "submitted", "submit_time_s", "arrival", "arrival_time"}},
+        {kGpus,
+         {"num_gpus", "num_gpu", "n_gpus", "ngpus", "gpu_num", "gpu_count", "gpus_requested"}},
+        {kDuration, {"runtime", "run_time", "duration_s"}}};
+    const std::string wanted = kColumnNames[c];
+    for (const std::string& name : unknown) {
+      const auto& others = other_names.at(c);
+      const bool other_name = std::any_of(others.begin(), others.end(),
+                                          [&](const std::string& o) { return same_name(o, name); });
+      if (other_name || closest_name(name, {wanted}))
+        return fmt::format("; the header has '{}': rename it '{}'", printable_text(name), wanted);
+    }
+    return "";
   }
 
   bool has(Column c) const { return index_[c] != kMissing; }
