@@ -160,6 +160,9 @@ RawTrace read_pai(const std::string& path, std::string_view text) {
     else if (has_start)
       part.missing_end = true;
     if (per_instance > 0 && instances > 0 && !row.missing(kGpuType)) {
+      // '|' separates the accepted types of a set in the native format: no name holds one.
+      if (row.text(kGpuType).find('|') != std::string_view::npos)
+        row.fail(kGpuType, "a GPU type name without '|'");
       const StringId type = trace.strings.intern(row.text(kGpuType));
       if (part.gpu_type != 0 && part.gpu_type != type) part.mixed_types = true;
       part.gpu_type = type;
