@@ -40,14 +40,61 @@ inline std::size_t key_line(std::string_view text, const std::string& key, std::
   return 0;
 }
 
+// Reads a document's shape in one pass (nlohmann's SAX interface): false at a key given twice
+// in one object, at nesting near kMaxJsonDepth or at a syntax error, the cases on which
+// parse_json_text rules with its callback.
+template <class Json>
+class PlainShape {
+ public:
+  bool null() { return true; }
+  bool boolean(bool /*value*/) { return true; }
+  bool number_integer(typename Json::number_integer_t /*value*/) { return true; }
+  bool number_unsigned(typename Json::number_unsigned_t /*value*/) { return true; }
+  bool number_float(typename Json::number_float_t /*value*/,
+                    const typename Json::string_t& /*text*/) {
+    return true;
+  }
+  bool string(typename Json::string_t& /*value*/) { return true; }
+  bool binary(typename Json::binary_t& /*value*/) { return true; }
+  bool start_object(std::size_t /*size*/) {
+    keys_.emplace_back();
+    return ++depth_ + 8 < kMaxJsonDepth;
+  }
+  bool start_array(std::size_t /*size*/) { return ++depth_ + 8 < kMaxJsonDepth; }
+  bool end_object() {
+    keys_.pop_back();
+    --depth_;
+    return true;
+  }
+  bool end_array() {
+    --depth_;
+    return true;
+  }
+  bool key(typename Json::string_t& name) { return keys_.back().insert(name).second; }
+  template <class Exception>
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const Exception& /*error*/) {
+    return false;
+  }
+
+ private:
+  int depth_ = 0;
+  std::vector<std::unordered_set<std::string>> keys_;  // of each open object
+};
+
 }  // namespace json_text_detail
 
 // Json::parse(text); a document nested deeper than kMaxJsonDepth throws ConfigError
 // "SOURCE: JSON nested deeper than 512 levels", and a key that appears twice in one object
 // throws ConfigError "SOURCE:LINE: key "K" appears twice in one object". Other errors are
 // Json::parse's.
+// Time near-linear in the text: a document of plain shape is read by one shape pass and a plain
+// parse; only one the shape pass rejects goes through the parser's callback (which rescans an
+// array's elements after each element object: quadratic in a long array of objects).
 template <class Json>
 Json parse_json_text(std::string_view text, const std::string& source) {
+  json_text_detail::PlainShape<Json> shape;
+  if (Json::sax_parse(text, &shape)) return Json::parse(text);
   std::vector<std::unordered_set<std::string>> open_objects;  // keys of each enclosing object
   std::unordered_map<std::string, std::size_t> key_counts;    // occurrences so far, for the line
   return Json::parse(text, [&](int depth, typename Json::parse_event_t event, Json& parsed) {

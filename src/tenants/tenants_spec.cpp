@@ -2,9 +2,6 @@
 // `philly-vc:FILE` (docs/tenants.md).
 #include <cmath>
 #include <set>
-#include <string>
-#include <unordered_set>
-#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -89,52 +86,6 @@ TenantEntry parse_entry(const Json& item, const std::string& source, const std::
   return entry;
 }
 
-// Reads a JSON document's shape in one pass: false at a key given twice in one object or at
-// nesting near kMaxJsonDepth (or at a syntax error), the cases parse_json_text rules on.
-class PlainShape {
- public:
-  bool null() { return true; }
-  bool boolean(bool /*value*/) { return true; }
-  bool number_integer(Json::number_integer_t /*value*/) { return true; }
-  bool number_unsigned(Json::number_unsigned_t /*value*/) { return true; }
-  bool number_float(Json::number_float_t /*value*/, const Json::string_t& /*text*/) { return true; }
-  bool string(Json::string_t& /*value*/) { return true; }
-  bool binary(Json::binary_t& /*value*/) { return true; }
-  bool start_object(std::size_t /*size*/) {
-    keys_.emplace_back();
-    return ++depth_ + 8 < kMaxJsonDepth;
-  }
-  bool start_array(std::size_t /*size*/) { return ++depth_ + 8 < kMaxJsonDepth; }
-  bool end_object() {
-    keys_.pop_back();
-    --depth_;
-    return true;
-  }
-  bool end_array() {
-    --depth_;
-    return true;
-  }
-  bool key(Json::string_t& name) { return keys_.back().insert(name).second; }
-  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) {
-    return false;
-  }
-
- private:
-  int depth_ = 0;
-  std::vector<std::unordered_set<std::string>> keys_;  // of each open object
-};
-
-// parse_json_text<Json>(text, path) in time near-linear in the text (its callback makes the
-// parser scan an array's elements after each element object: quadratic in tenants): a document
-// of plain shape is parsed without it; anything else goes to parse_json_text, whose errors and
-// rules then apply.
-Json parse_tenants_json(const std::string& text, const std::string& path) {
-  PlainShape shape;
-  if (Json::sax_parse(text, &shape)) return Json::parse(text);
-  return parse_json_text<Json>(text, path);
-}
-
 TenantsSpec load_file(const std::string& path) {
   TenantsSpec spec;
   spec.kind = TenantsSpec::Kind::kFile;
@@ -142,7 +93,7 @@ TenantsSpec load_file(const std::string& path) {
   spec.path = path;
   Json doc;
   try {
-    doc = parse_tenants_json(read_file_bytes(path), path);
+    doc = parse_json_text<Json>(read_file_bytes(path), path);
   } catch (const Json::parse_error& e) {
     throw ConfigError(fmt::format("{}: invalid JSON at byte {}: {}", path, e.byte, e.what()));
   } catch (const Json::exception& e) {
