@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,10 @@ namespace schedlab {
 // What the summary says about the run itself.
 struct RunInfo {
   std::string policy;
+  // Every parameter of the policy, defaults included, as given or declared (text).
+  std::map<std::string, std::string> policy_params;
   std::string trace;
+  std::string trace_fingerprint;  // trace_fingerprint.hpp
   EngineStats engine;
   double wall_s = 0.0;
 };

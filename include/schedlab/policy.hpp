@@ -325,6 +325,11 @@ void register_policy(PolicyInfo info);
 // schedlab Python module).
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params = {});
+// Every declared parameter of policy `name` with its value in force: `params`' value where given,
+// else the declared default (text, as given; a time with a unit, "2h", in seconds, "7200"). Keys
+// `params` gives that the policy does not declare are kept too (make_policy refuses them).
+std::map<std::string, std::string> policy_params_in_force(
+    const std::string& name, const std::map<std::string, std::string>& params);
 // The registered name `name` stands for (equal without regard to case and '_'/'-'), or `name`
 // itself when none does.
 std::string canonical_policy_name(const std::string& name);

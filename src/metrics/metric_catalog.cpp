@@ -33,6 +33,8 @@ constexpr MetricInfo kCatalog[] = {
      "jobs of the trace left out, by reason (reader skips, then --filter)", 0, true},
     {"cluster.nodes", "count", D::kNeutral, "nodes", "nodes in the cluster", 0},
     {"cluster.gpus", "count", D::kNeutral, "GPUs", "GPUs in the cluster", 0},
+    {"cluster.gpu_types", "count", D::kNeutral, "GPUs of a type", "GPUs in the cluster, by type", 0,
+     true},
     {"jobs.submitted", "count", D::kNeutral, "jobs submitted", "jobs in the trace after --filter",
      0},
     {"jobs.completed", "count", D::kHigherIsBetter, "jobs completed", "jobs that ran to their end",

@@ -12,6 +12,7 @@
 #include "schedlab/output.hpp"
 #include "schedlab/power_model.hpp"
 #include "schedlab/run_option_table.hpp"
+#include "schedlab/version.hpp"
 
 namespace schedlab {
 
@@ -348,11 +349,22 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   }
   nlohmann::ordered_json out;
   out["policy"] = info.policy;
+  out["policy_params"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : info.policy_params) out["policy_params"][key] = value;
   // The trace: its path as given, the reader that produced it and every job left out, by reason.
   nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : trace.skipped) skipped[reason] = count;
-  out["trace"] = {{"path", info.trace}, {"format", trace.format}, {"skipped", skipped}};
-  out["cluster"] = {{"nodes", cluster.node_count()}, {"gpus", cluster.total_gpus()}};
+  out["trace"] = {{"path", info.trace},
+                  {"format", trace.format},
+                  {"fingerprint", info.trace_fingerprint},
+                  {"skipped", skipped}};
+  // GPUs per type, in the cluster's type order.
+  nlohmann::ordered_json gpu_types = nlohmann::ordered_json::object();
+  for (GpuTypeIndex t = 0; t < cluster.gpu_types().size(); ++t)
+    if (cluster.total_gpus_of(t) > 0)
+      gpu_types[cluster.gpu_types()[t].name] = cluster.total_gpus_of(t);
+  out["cluster"] = {
+      {"nodes", cluster.node_count()}, {"gpus", cluster.total_gpus()}, {"gpu_types", gpu_types}};
   out["jobs"] = {
       {"submitted", trace.jobs.size()}, {"completed", completed}, {"rejected", rejected}};
   if (!rejected_by_reason.empty()) out["jobs"]["rejected_reasons"] = rejected_by_reason;
@@ -383,6 +395,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
                    {"instants", info.engine.instants},
                    {"wall_s", round_to(info.wall_s, 3)}};
   out["options"] = options_json();
+  out["schedlab_version"] = SCHEDLAB_VERSION_STRING;
   require_finite_numbers(out, "summary.json");
   return out;
 }

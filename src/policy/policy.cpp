@@ -9,6 +9,7 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/names.hpp"
+#include "schedlab/trace_filter.hpp"
 
 namespace schedlab {
 
@@ -81,6 +82,20 @@ std::optional<PolicyInfo> find_policy(const std::string& name) {
   }
   source(name);
   return find_registered(name);
+}
+
+std::map<std::string, std::string> policy_params_in_force(
+    const std::string& name, const std::map<std::string, std::string>& params) {
+  std::map<std::string, std::string> out;
+  // A time with a unit ("2h", "90s") is recorded in seconds, as a plain number means the same:
+  // the two are one setup.
+  for (const auto& [key, value] : params) {
+    const auto ms = parse_seconds_ms(value) ? std::nullopt : parse_time_with_unit(value);
+    out.emplace(key, ms ? fmt::format("{}", static_cast<double>(*ms) / 1000.0) : value);
+  }
+  if (const std::optional<PolicyInfo> info = find_policy(name))
+    for (const auto& p : info->params) out.emplace(p.key, p.default_value);
+  return out;
 }
 
 std::string canonical_policy_name(const std::string& name) {

@@ -12,6 +12,7 @@
 #include "schedlab/resample.hpp"
 #include "schedlab/sharing_metrics.hpp"
 #include "schedlab/tenant_metrics.hpp"
+#include "schedlab/trace_fingerprint.hpp"
 
 namespace schedlab {
 
@@ -55,7 +56,9 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
   RunInfo info;
   info.policy = canonical_policy_name(request.policy);
+  info.policy_params = policy_params_in_force(request.policy, request.params);
   info.trace = trace.path;
+  info.trace_fingerprint = trace_fingerprint(trace);
   info.engine = result.engine;
   info.wall_s = request.reproducible ? 0.0 : wall.count();
   result.summary = metrics.summary_json(info);

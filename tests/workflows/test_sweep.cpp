@@ -216,7 +216,7 @@ TEST_CASE("sweeps give identical results for any -j and resume only unfinished c
   const std::string csv = read_text(serial.out_dir + "/results.csv");
   CHECK_THAT(csv, Catch::StartsWith(
                       "cell,policy,variant,params,trace,cluster,load_scale,seed,status,error,"
-                      "cluster.nodes,cluster.gpus,jobs.submitted"));
+                      "cluster.nodes,cluster.gpus,cluster.gpu_types.V100,jobs.submitted"));
   CHECK(count_of(csv, "\n") == 9);
   const std::string aggregate = read_text(serial.out_dir + "/aggregate.csv");
   CHECK(count_of(aggregate, "\n") == 5);  // header + 2 variants x 2 loads
