@@ -6,8 +6,12 @@
 //   summary keys are reported without code changes.
 // - Metrics have the direction the catalog gives them (metric_catalog.hpp): lower wait is
 //   better, higher utilization is better. A change in the worse direction beyond the metric's
-//   tolerance is a regression. The default tolerance of directional metrics is 0%: the simulator is
-//   deterministic, so any worsening is a real change in behaviour.
+//   tolerance is a regression. The default tolerance of directional metrics is
+//   kDefaultTolerancePct (0.005%): the simulator is deterministic, so any worsening the report can
+//   show ("+0.01%" or more) is a real change in behaviour, and none shows as "+0.00%".
+// - The two inputs must have been set up alike (setup_differences): otherwise compare_results
+//   refuses them (ConfigError naming every difference) unless CheckOptions::allow_setup_change,
+//   when the differences become notes.
 // - Neutral and unknown metrics get no verdict unless a tolerance names them (exactly or by a
 //   prefix); then a change beyond it in either direction is a regression.
 // - engine.wall_s is a wall-clock timing: reported, never gated.
@@ -35,6 +39,20 @@ struct Tolerance {
 };
 // Throws ConfigError naming the bad item (syntax, negative percent, engine.wall_s).
 std::vector<Tolerance> parse_tolerances(const std::vector<std::string>& items);
+
+// The tolerance of a directional metric that no --tolerance names: half the last digit of the
+// change column ("+0.00%"), so that a change printed as zero is never a regression.
+inline constexpr double kDefaultTolerancePct = 0.005;
+
+struct CheckOptions {
+  std::vector<Tolerance> tolerances;
+  // Metric patterns (exact keys or prefixes, as tolerances) to gate; empty: every metric.
+  std::vector<std::string> metrics;
+  // Compare summaries whose setups differ (the differences become notes).
+  bool allow_setup_change = false;
+};
+// Splits "a,b" items of --metrics; throws ConfigError on an empty name.
+std::vector<std::string> parse_metric_patterns(const std::vector<std::string>& items);
 
 // What is compared: one summary, or the ok rows of sweep results keyed by cell.
 struct CheckInput {
@@ -84,8 +102,20 @@ struct CheckReport {
 void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const CheckInput& baseline,
                                const CheckInput* current);
 
-// Throws ConfigError if the two inputs are of different kinds or a tolerance pattern matches no
-// metric of either input.
+// How two summaries' setups differ, one text per difference ("policy is \"fifo\" in the
+// baseline, \"sjf\" now"). The setup is: policy, policy_params, trace.fingerprint, cluster
+// (nodes, GPUs, GPU types) and options; a leaf present on one side only differs too. A group
+// that one side does not record at all (policy_params, trace.fingerprint, cluster.gpu_types:
+// summaries of schedlab before 0.1.0's setup record) is not compared; `unrecorded` gets a text
+// naming it.
+std::vector<std::string> setup_differences(const nlohmann::ordered_json& baseline,
+                                           const nlohmann::ordered_json& current,
+                                           std::vector<std::string>* unrecorded = nullptr);
+
+// Throws ConfigError if the two inputs are of different kinds, a tolerance or metric pattern
+// matches no metric of either input, or (unless options.allow_setup_change) their setups differ.
+CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
+                            const CheckOptions& options);
 CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
                             const std::vector<Tolerance>& tolerances);
 
@@ -93,5 +123,17 @@ CheckReport compare_results(const CheckInput& baseline, const CheckInput& curren
 // and a closing count line.
 std::string format_check_report(const CheckReport& report, const CheckInput& baseline,
                                 const CheckInput& current, bool all_rows);
+// The closing count line of the table, without its newline.
+std::string check_closing_line(const CheckReport& report);
+// The report as one JSON document: inputs, regression count, every row and the notes.
+std::string format_check_json(const CheckReport& report, const CheckInput& baseline,
+                              const CheckInput& current);
+// The report as JUnit XML: one test suite per cell (one for a summary), one test case per
+// metric, a <failure> per regression; notes in the suites' <system-out>.
+std::string format_check_junit(const CheckReport& report, const CheckInput& baseline,
+                               const CheckInput& current);
+// The report as GitHub Actions workflow commands: ::error per regression, ::warning per metric
+// worse within its tolerance, ::notice per note, then the closing count line.
+std::string format_check_github(const CheckReport& report);
 
 }  // namespace schedlab

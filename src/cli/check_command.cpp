@@ -15,6 +15,9 @@ struct CheckArgs {
   std::string baseline;
   std::string current;
   std::vector<std::string> tolerances;
+  std::vector<std::string> metrics;
+  bool allow_setup_change = false;
+  std::string format = "text";
   bool all = false;
 };
 
@@ -23,8 +26,13 @@ constexpr const char* kToleranceHelp =
     "(every directional metric); default 0% (repeatable)";
 
 int print_and_decide(const CheckReport& report, const CheckInput& baseline,
-                     const CheckInput& current, bool all, std::FILE* out) {
-  const std::string text = format_check_report(report, baseline, current, all);
+                     const CheckInput& current, bool all, std::FILE* out,
+                     const std::string& format = "text") {
+  const std::string text = format == "json"    ? format_check_json(report, baseline, current)
+                           : format == "junit" ? format_check_junit(report, baseline, current)
+                           : format == "github"
+                               ? format_check_github(report)
+                               : format_check_report(report, baseline, current, all);
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
   return report.regressions > 0 ? kExitRegression : kExitOk;
@@ -41,16 +49,30 @@ Action add_check_command(CLI::App& app) {
       ->required();
   cmd->add_option("--current", a->current, "current results, same kinds as --baseline")->required();
   cmd->add_option("--tolerance", a->tolerances, kToleranceHelp);
+  cmd->add_option("--metrics", a->metrics,
+                  "METRIC[,METRIC...]: gate only these metrics (exact keys or prefixes, as "
+                  "--tolerance); the others are left out of the report (repeatable)");
+  cmd->add_flag("--allow-setup-change", a->allow_setup_change,
+                "compare even when policy, its parameters, trace, cluster or options differ "
+                "from the baseline's (default: refuse with exit 2, naming each difference)");
+  cmd->add_option("--format", a->format,
+                  "text (a table) | json | junit (JUnit XML, a test case per metric) | github "
+                  "(GitHub Actions annotations)")
+      ->check(CLI::IsMember({"text", "json", "junit", "github"}));
   cmd->add_flag("--all", a->all, "sweeps: also list unchanged metrics (summaries always list all)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
-    const auto tolerances = parse_tolerances(a->tolerances);
+    CheckOptions options;
+    options.tolerances = parse_tolerances(a->tolerances);
+    options.metrics = parse_metric_patterns(a->metrics);
+    options.allow_setup_change = a->allow_setup_change;
     const CheckInput baseline = load_check_input(a->baseline);
     const CheckInput current = load_check_input(a->current);
-    const CheckReport report = compare_results(baseline, current, tolerances);
+    const CheckReport report = compare_results(baseline, current, options);
     // A summary's table lists every metric; a sweep's (one row per metric per cell) only the
     // changed ones unless --all.
-    return print_and_decide(report, baseline, current, a->all || !baseline.sweep, stdout);
+    return print_and_decide(report, baseline, current, a->all || !baseline.sweep, stdout,
+                            a->format);
   };
 }
 
@@ -76,12 +98,20 @@ void prepare_baseline_gate(BaselineGate& gate) {
   gate.loaded = std::move(loaded);
 }
 
+void require_baseline_setup(const BaselineGate& gate, const nlohmann::ordered_json& summary) {
+  if (!gate.loaded) return;
+  CheckOptions options;
+  options.tolerances = parse_tolerances(gate.tolerances);
+  (void)compare_results(*gate.loaded, summary_check_input("this run", summary), options);
+}
+
 int apply_baseline_gate(const BaselineGate& gate, const nlohmann::ordered_json& summary,
                         std::FILE* out) {
   if (!gate.loaded) return kExitOk;
   const CheckInput current = summary_check_input("this run", summary);
-  const CheckReport report =
-      compare_results(*gate.loaded, current, parse_tolerances(gate.tolerances));
+  CheckOptions options;
+  options.tolerances = parse_tolerances(gate.tolerances);
+  const CheckReport report = compare_results(*gate.loaded, current, options);
   return print_and_decide(report, *gate.loaded, current, true, out);
 }
 

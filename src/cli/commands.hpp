@@ -102,6 +102,9 @@ struct BaselineGate {
 };
 void add_baseline_options(CLI::App& command, BaselineGate& gate);
 void prepare_baseline_gate(BaselineGate& gate);
+// Throws ConfigError (exit 2) when the run was set up differently from the baseline; called
+// before the run's outputs are written, so that a refused comparison leaves none.
+void require_baseline_setup(const BaselineGate& gate, const nlohmann::ordered_json& summary);
 int apply_baseline_gate(const BaselineGate& gate, const nlohmann::ordered_json& summary,
                         std::FILE* out);
 

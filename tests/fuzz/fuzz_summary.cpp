@@ -1,7 +1,8 @@
 // Fuzzes summary and baseline files (`schedlab check --baseline FILE`, `run --baseline FILE`):
 // the input is a summary.json's content, read with load_check_input, then compared with itself
-// and both ways with a committed baseline (tests/baselines), with and without tolerances, and
-// the check tables formatted.
+// and both ways with a committed baseline (tests/baselines), with and without tolerances, with
+// the setup check both refusing and allowing differences and with --metrics, and the report
+// formatted in every --format.
 #include <string>
 #include <vector>
 
@@ -23,6 +24,20 @@ void compare(const CheckInput& baseline, const CheckInput& current,
              const std::vector<Tolerance>& tolerances) {
   const CheckReport report = compare_results(baseline, current, tolerances);
   (void)format_check_report(report, baseline, current, /*all_rows=*/true);
+  (void)format_check_json(report, baseline, current);
+  (void)format_check_junit(report, baseline, current);
+  (void)format_check_github(report);
+}
+
+// As `schedlab check` does by default: refuses another setup (an InputError).
+void compare_strictly(const CheckInput& baseline, const CheckInput& current) {
+  CheckOptions options;
+  options.metrics = {"wait_s"};
+  try {
+    (void)compare_results(baseline, current, options);
+  } catch (const InputError&) {
+  }
+  (void)setup_differences(baseline.summaries.front().second, current.summaries.front().second);
 }
 
 }  // namespace
@@ -42,6 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     compare(committed_baseline(), input, {});
     compare(input, committed_baseline(), {});
     compare(committed_baseline(), input, tolerances);
+    if (!input.sweep) compare_strictly(committed_baseline(), input);
   } catch (const InputError&) {
     // A documented input error: the CLI prints it and exits 2.
   }

@@ -20,8 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = fuzz::write_scratch_file("results.jsonl", fuzz::text_of(data, size));
   try {
     const CheckInput input = load_check_input(path);
-    const CheckReport report = compare_results(input, input, {});
+    const CheckReport report = compare_results(input, input, CheckOptions{});
     (void)format_check_report(report, input, input, /*all_rows=*/true);
+    (void)format_check_junit(report, input, input);
+    (void)format_check_github(report);
     (void)aggregate_sweep(read_sweep_results(path));
     (void)build_report({path});
   } catch (const InputError&) {

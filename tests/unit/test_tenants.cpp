@@ -398,7 +398,7 @@ TEST_CASE("tenants through run -o, report and check", "[tenants]") {
   // Per-tenant keys are gated with their catalog directions: quota halves b's waits at a's
   // expense, which the gate reports as a's regression.
   const CommandResult check = run_command(kBin + " check --baseline " + dir + "/fifo --current " +
-                                          dir + "/quota --tolerance '*=1'");
+                                          dir + "/quota --tolerance '*=1' --allow-setup-change");
   CHECK(check.exit_code == 1);
   CHECK_THAT(line_with(check.out, "tenants.a.wait_s.mean "),
              Catch::Contains("REGRESSION (lower is better)"));

@@ -1,6 +1,10 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
 #include <catch2/catch.hpp>
 
 #include "schedlab/error.hpp"
@@ -215,8 +219,9 @@ TEST_CASE("schedlab check compares sweep results cell by cell", "[workflows][che
   std::string text;
   for (const auto& row : rows) text += row.dump() + "\n";
   write(dir + "/current.jsonl", text);
-  const CheckReport report = compare_results(load_check_input(options.out_dir),
-                                             load_check_input(dir + "/current.jsonl"), {});
+  const CheckReport report =
+      compare_results(load_check_input(options.out_dir), load_check_input(dir + "/current.jsonl"),
+                      std::vector<Tolerance>{});
   CHECK(report.regressions == 2);
   const std::string key2 = cell_key(rows[2]);
   bool wait_flagged = false, cell_missing = false;
@@ -241,5 +246,203 @@ TEST_CASE("schedlab check compares sweep results cell by cell", "[workflows][che
                   " --current " + shell_quote(dir + "/current.jsonl"));
   CHECK(cli.exit_code == 1);
   CHECK_THAT(cli.out, Catch::Contains("cell " + key2));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("check refuses summaries set up differently and names each difference",
+          "[workflows][check]") {
+  Json base = base_summary();
+  base["policy_params"] = {{"aging", "0"}};
+  base["trace"] = {{"path", "a.csv"}, {"fingerprint", "00000000000000aa"}};
+  base["cluster"]["gpu_types"] = {{"V100", 16}};
+  CheckOptions strict;
+  CHECK(compare_results(summary_check_input("base.json", base),
+                        summary_check_input("cur.json", base), strict)
+            .notes.empty());
+
+  // Another path to the same jobs is the same setup.
+  Json moved = base;
+  moved["trace"]["path"] = "elsewhere/a.csv";
+  CHECK(setup_differences(base, moved).empty());
+
+  Json other = base;
+  other["policy"] = "sjf";
+  other["policy_params"]["aging"] = "2h";
+  other["trace"]["fingerprint"] = "00000000000000bb";
+  other["cluster"]["gpu_types"] = {{"A100", 16}};
+  other["options"]["seed"] = 2;
+  other["options"]["carbon"] = "c.csv";  // an option set on one side only
+  CHECK(setup_differences(base, other) ==
+        std::vector<std::string>{
+            "policy is \"fifo\" in the baseline, \"sjf\" now",
+            "policy_params.aging is \"0\" in the baseline, \"2h\" now",
+            "trace.fingerprint is \"00000000000000aa\" in the baseline, \"00000000000000bb\" now",
+            "cluster.gpu_types.A100 is not set in the baseline, 16 now",
+            "cluster.gpu_types.V100 is 16 in the baseline, not set now",
+            "options.carbon is not set in the baseline, \"c.csv\" now",
+            "options.seed is 1 in the baseline, 2 now"});
+  CHECK_THROWS_WITH(compare_results(summary_check_input("base.json", base),
+                                    summary_check_input("cur.json", other), strict),
+                    Catch::StartsWith("cur.json: set up differently from the baseline base.json: "
+                                      "policy is \"fifo\" in the baseline, \"sjf\" now; ") &&
+                        Catch::EndsWith("(--allow-setup-change compares anyway)"));
+  CheckOptions allowed;
+  allowed.allow_setup_change = true;
+  const CheckReport noted = compare_results(summary_check_input("base.json", base),
+                                            summary_check_input("cur.json", other), allowed);
+  CHECK(noted.notes.size() == 7);
+  CHECK(noted.notes[0] == "setup differs: policy is \"fifo\" in the baseline, \"sjf\" now");
+
+  // A summary of an older schedlab records no parameters or fingerprint: those are not
+  // compared, and a note says so.
+  const CheckReport older = compare_results(summary_check_input("old.json", base_summary()),
+                                            summary_check_input("cur.json", base), strict);
+  CHECK(older.regressions == 0);
+  CHECK(std::find(older.notes.begin(), older.notes.end(),
+                  "setup: policy_params is not recorded in the baseline (not compared)") !=
+        older.notes.end());
+}
+
+TEST_CASE("check's default tolerance hides no change the report can show", "[workflows][check]") {
+  Json cur = base_summary();
+  cur["wait_s"]["mean"] = 100.004;  // +0.004%: printed as +0.00%
+  cur["wait_s"]["p95"] = 400.04;    // +0.01%
+  const CheckReport report = compare(base_summary(), cur);
+  CHECK(row_of(report, "wait_s.mean").verdict == Verdict::kWorseWithinTolerance);
+  CHECK(*row_of(report, "wait_s.mean").tolerance_pct == kDefaultTolerancePct);
+  CHECK(row_of(report, "wait_s.p95").verdict == Verdict::kRegression);
+  CHECK(report.regressions == 1);
+  const std::string table = format_check_report(report, summary_check_input("b", base_summary()),
+                                                summary_check_input("c", cur), true);
+  CHECK_THAT(table, Catch::Contains("(+0.01%)"));
+  CHECK_THAT(table, Catch::Contains("0.005%"));
+}
+
+TEST_CASE("check gates chosen metrics only", "[workflows][check]") {
+  Json cur = base_summary();
+  cur["wait_s"]["mean"] = 150.0;
+  cur["makespan_s"] = 1001.0;
+  CheckOptions options;
+  options.metrics = parse_metric_patterns({"utilization,wait_s.p95", "jobs"});
+  CHECK(options.metrics == std::vector<std::string>{"utilization", "wait_s.p95", "jobs"});
+  const CheckReport report = compare_results(summary_check_input("b", base_summary()),
+                                             summary_check_input("c", cur), options);
+  CHECK(report.regressions == 0);
+  for (const auto& row : report.rows)
+    CHECK((row.metric == "utilization" || row.metric == "wait_s.p95" ||
+           row.metric.starts_with("jobs.")));
+  options.metrics = {"wait_s"};
+  CHECK(compare_results(summary_check_input("b", base_summary()), summary_check_input("c", cur),
+                        options)
+            .regressions == 1);
+  options.metrics = {"wiat_s"};
+  CHECK_THROWS_WITH(compare_results(summary_check_input("b", base_summary()),
+                                    summary_check_input("c", cur), options),
+                    "--metrics wiat_s: no metric 'wiat_s' in b");
+  CHECK_THROWS_WITH(parse_metric_patterns({"wait_s,,jobs"}),
+                    "--metrics wait_s,,jobs: expected METRIC[,METRIC...]");
+}
+
+TEST_CASE(
+    "schedlab check on real runs: exit 2 for another setup, 1 for a regression, 0 within "
+    "tolerance, in text, JSON, JUnit and GitHub formats",
+    "[workflows][check]") {
+  const std::string dir = fresh_temp_dir("check-runs");
+  const std::string trace = write_small_trace(dir);
+  auto run_summary = [&](const std::string& policy, const std::string& extra) {
+    const std::string out = dir + "/" + policy + "-" + std::to_string(extra.size()) + "-run";
+    const auto run = run_command(schedlab_binary() + " run -t " + shell_quote(trace) +
+                                 " -c 2x8:V100 --reproducible -p " + policy + " " + extra + " -o " +
+                                 shell_quote(out));
+    REQUIRE(run.exit_code == 0);
+    return out + "/summary.json";
+  };
+  const std::string fifo = run_summary("fifo", "");
+  const std::string sjf = run_summary("sjf", "");
+  const std::string check = schedlab_binary() + " check --baseline " + shell_quote(fifo);
+
+  const auto same = run_command(check + " --current " + shell_quote(fifo));
+  CHECK(same.exit_code == 0);
+  CHECK_THAT(same.out, Catch::EndsWith("unchanged\n"));
+
+  // Another policy: refused up front, one line naming the difference, nothing on stdout.
+  const auto other = run_command(check + " --current " + shell_quote(sjf));
+  CHECK(other.exit_code == 2);
+  CHECK(other.out.empty());
+  CHECK(count_of(other.err, "\n") == 1);
+  CHECK_THAT(other.err, Catch::Contains("policy is \"fifo\" in the baseline, \"sjf\" now"));
+  CHECK(run_command(check + " --current " + shell_quote(sjf) + " --allow-setup-change").exit_code !=
+        2);
+  // run --baseline refuses the same way, before writing any output.
+  const auto gated_run = run_command(schedlab_binary() + " run -t " + shell_quote(trace) +
+                                     " -c 2x8:V100 --reproducible -p sjf --baseline " +
+                                     shell_quote(fifo) + " -o " + shell_quote(dir + "/refused"));
+  CHECK(gated_run.exit_code == 2);
+  CHECK_THAT(gated_run.err, Catch::Contains("this run: set up differently from the baseline"));
+  CHECK_FALSE(fs::exists(dir + "/refused/summary.json"));
+  // Another option (seed) is another setup too.
+  const std::string seeded = run_summary("fifo", "--seed 7");
+  CHECK_THAT(run_command(check + " --current " + shell_quote(seeded)).err,
+             Catch::Contains("options.seed is 1 in the baseline, 7 now"));
+
+  // A real regression: the same setup with a 10% longer mean wait.
+  Json worse = Json::parse(read_text(fifo));
+  const double wait = worse["wait_s"]["mean"].get<double>();
+  REQUIRE(wait > 0);
+  worse["wait_s"]["mean"] = wait * 1.1;
+  write(dir + "/worse.json", worse.dump(2));
+  const std::string against_worse = check + " --current " + shell_quote(dir + "/worse.json");
+  CHECK(run_command(against_worse).exit_code == 1);
+  CHECK(run_command(against_worse + " --tolerance wait_s.mean=11").exit_code == 0);
+  CHECK(run_command(against_worse + " --metrics makespan_s,utilization").exit_code == 0);
+
+  // JSON.
+  const auto json = run_command(against_worse + " --format json");
+  CHECK(json.exit_code == 1);
+  const Json parsed = Json::parse(json.out);
+  CHECK(parsed["regressions"] == 1);
+  CHECK(parsed["passed"] == false);
+  bool wait_row = false;
+  for (const auto& row : parsed["rows"])
+    if (row["metric"] == "wait_s.mean") wait_row = row["regression"] == true;
+  CHECK(wait_row);
+
+  // JUnit XML, read back by an XML parser.
+  const auto junit = run_command(against_worse + " --format junit");
+  CHECK(junit.exit_code == 1);
+  boost::property_tree::ptree xml;
+  std::istringstream junit_in(junit.out);
+  REQUIRE_NOTHROW(boost::property_tree::read_xml(junit_in, xml));
+  const auto& suites = xml.get_child("testsuites");
+  CHECK(suites.get<int>("<xmlattr>.failures") == 1);
+  const int tests = suites.get<int>("<xmlattr>.tests");
+  CHECK(tests == static_cast<int>(parsed["rows"].size()));
+  int cases = 0;
+  int failures = 0;
+  for (const auto& [name, suite] : suites) {
+    if (name != "testsuite") continue;
+    for (const auto& [case_name, test_case] : suite) {
+      if (case_name != "testcase") continue;
+      ++cases;
+      if (test_case.get_child_optional("failure")) {
+        ++failures;
+        CHECK(test_case.get<std::string>("<xmlattr>.name") == "wait_s.mean");
+        CHECK_THAT(test_case.get<std::string>("failure.<xmlattr>.message"),
+                   Catch::Contains("(+10.00%)"));
+      }
+    }
+  }
+  CHECK(cases == tests);
+  CHECK(failures == 1);
+
+  // GitHub annotations.
+  const auto github = run_command(against_worse + " --format github");
+  CHECK(github.exit_code == 1);
+  CHECK_THAT(github.out,
+             Catch::StartsWith("::error title=schedlab check%3A regression::wait_s.mean: "));
+  CHECK_THAT(github.out, Catch::EndsWith("1 regression, 0 better, 0 worse within tolerance, 0 "
+                                         "changed without a verdict, 0 new, 0 missing, " +
+                                         std::to_string(tests - 1) + " unchanged\n"));
+  CHECK(run_command(check + " --current " + shell_quote(fifo) + " --format xml").exit_code == 2);
   fs::remove_all(dir);
 }

@@ -15,6 +15,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/printable.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/trace.hpp"
@@ -23,6 +24,22 @@ namespace schedlab {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
+
+namespace {
+
+// The parts of `text` between `separator`s (one part for a text without one).
+std::vector<std::string_view> split_on(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, begin);
+    parts.push_back(text.substr(begin, end == std::string_view::npos ? end : end - begin));
+    if (end == std::string_view::npos) return parts;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
 
 const char* verdict_text(Verdict verdict) {
   switch (verdict) {
@@ -59,6 +76,19 @@ std::vector<Tolerance> parse_tolerances(const std::vector<std::string>& items) {
       if (other.pattern == t.pattern)
         throw ConfigError(fmt::format("--tolerance {}: '{}' given twice", item, t.pattern));
     out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::string> parse_metric_patterns(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    for (const auto& part : split_on(item, ',')) {
+      const std::string name(trim(part));
+      if (name.empty())
+        throw ConfigError(fmt::format("--metrics {}: expected METRIC[,METRIC...]", item));
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
   }
   return out;
 }
@@ -238,7 +268,7 @@ ToleranceMatch tolerance_for(const std::string& key, MetricDirection direction,
   const bool directional =
       direction == MetricDirection::kLowerIsBetter || direction == MetricDirection::kHigherIsBetter;
   if (!directional) return best;
-  best.percent = 0.0;
+  best.percent = kDefaultTolerancePct;
   for (const auto& t : tolerances)
     if (t.pattern == "*") best.percent = t.percent;
   return best;
@@ -359,9 +389,108 @@ std::string setup_text(const Json& summary) {
   return out;
 }
 
-// String and boolean leaves (policy, trace, options) that differ: the two runs were set up
-// differently, which explains changes but is not itself a regression.
-void note_setup_differences(const Json& base, const Json& cur, const std::string& prefix,
+// Every leaf of `node` below `prefix` (objects are walked; arrays and scalars are leaves).
+void setup_leaves(const Json& node, const std::string& prefix,
+                  std::map<std::string, const Json*>& out) {
+  if (!node.is_object()) {
+    out.emplace(prefix, &node);
+    return;
+  }
+  for (const auto& [key, value] : node.items())
+    setup_leaves(value, prefix.empty() ? key : prefix + "." + key, out);
+}
+
+const Json* member_at(const Json& summary, std::string_view dotted) {
+  const Json* node = &summary;
+  for (const auto& part : split_on(dotted, '.')) {
+    if (!node->is_object()) return nullptr;
+    const auto it = node->find(std::string(part));
+    if (it == node->end()) return nullptr;
+    node = &*it;
+  }
+  return node;
+}
+
+// The parts of a summary that say how the run was set up; groups marked `recorded_since` were
+// added to summary.json later and are compared only where both sides record them.
+struct SetupPart {
+  std::string_view path;
+  bool recorded_since;
+};
+constexpr SetupPart kSetupParts[] = {
+    {"policy", false},        {"policy_params", true}, {"trace.fingerprint", true},
+    {"cluster.nodes", false}, {"cluster.gpus", false}, {"cluster.gpu_types", true},
+    {kOptionsGroup, false},
+};
+
+std::string setup_value_text(const Json* value) {
+  return value == nullptr ? std::string("not set") : json_text(*value);
+}
+
+}  // namespace
+
+std::vector<std::string> setup_differences(const Json& baseline, const Json& current,
+                                           std::vector<std::string>* unrecorded) {
+  std::vector<std::string> out;
+  for (const SetupPart& part : kSetupParts) {
+    const Json* base = member_at(baseline, part.path);
+    const Json* cur = member_at(current, part.path);
+    if (part.recorded_since && (base == nullptr || cur == nullptr)) {
+      if ((base != nullptr || cur != nullptr) && unrecorded != nullptr)
+        unrecorded->push_back(fmt::format("{} is not recorded in the {} (not compared)", part.path,
+                                          base == nullptr ? "baseline" : "current results"));
+      continue;
+    }
+    std::map<std::string, const Json*> base_leaves;
+    std::map<std::string, const Json*> cur_leaves;
+    if (base != nullptr) setup_leaves(*base, std::string(part.path), base_leaves);
+    if (cur != nullptr) setup_leaves(*cur, std::string(part.path), cur_leaves);
+    std::set<std::string> keys;
+    for (const auto& [key, value] : base_leaves) keys.insert(key);
+    for (const auto& [key, value] : cur_leaves) keys.insert(key);
+    for (const auto& key : keys) {
+      const auto b = base_leaves.find(key);
+      const auto c = cur_leaves.find(key);
+      const Json* bv = b == base_leaves.end() ? nullptr : b->second;
+      const Json* cv = c == cur_leaves.end() ? nullptr : c->second;
+      if (bv != nullptr && cv != nullptr && *bv == *cv) continue;
+      out.push_back(fmt::format("{} is {} in the baseline, {} now", key, setup_value_text(bv),
+                                setup_value_text(cv)));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Checks the setups of matched summaries: refuses (ConfigError) or notes their differences.
+void check_setups(
+    const CheckInput& baseline, const CheckInput& current,
+    const std::vector<std::pair<std::string, std::pair<const Json*, const Json*>>>& pairs,
+    bool allow_change, CheckReport& report) {
+  std::vector<std::string> differences;
+  std::set<std::string> unrecorded;
+  for (const auto& [cell, summaries] : pairs) {
+    std::vector<std::string> missing;
+    for (const auto& difference : setup_differences(*summaries.first, *summaries.second, &missing))
+      differences.push_back(cell.empty() ? difference : "cell " + cell + ": " + difference);
+    unrecorded.insert(missing.begin(), missing.end());
+  }
+  for (const auto& text : unrecorded) report.notes.push_back("setup: " + text);
+  if (differences.empty()) return;
+  if (!allow_change) {
+    std::string joined;
+    for (const auto& d : differences) joined += (joined.empty() ? "" : "; ") + d;
+    throw ConfigError(fmt::format(
+        "{}: set up differently from the baseline {}: {} (--allow-setup-change compares anyway)",
+        current.path, baseline.path, joined));
+  }
+  for (const auto& d : differences) report.notes.push_back("setup differs: " + d);
+}
+
+// String and boolean leaves outside the setup (trace.path, schedlab_version, ...) that differ:
+// they may explain changes, and are noted.
+void note_other_differences(const Json& base, const Json& cur, const std::string& prefix,
                             std::vector<std::string>& notes) {
   if (!base.is_object() || !cur.is_object()) return;
   // The current object's members by key (ordered_json's find is a linear search).
@@ -371,15 +500,24 @@ void note_setup_differences(const Json& base, const Json& cur, const std::string
   for (const auto& [key, value] : base.items()) {
     const auto it = current.find(key);
     if (it == current.end()) continue;
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (std::any_of(std::begin(kSetupParts), std::end(kSetupParts),
+                    [&](const SetupPart& part) { return key_has_prefix(path, part.path); }))
+      continue;
     const Json& now = *it->second;
     if (value.is_object()) {
-      note_setup_differences(value, now, prefix.empty() ? key : prefix + "." + key, notes);
+      note_other_differences(value, now, path, notes);
     } else if ((value.is_string() || value.is_boolean()) && value != now) {
-      notes.push_back(fmt::format("setup differs: {} is {} in the baseline, {} now",
-                                  prefix.empty() ? key : prefix + "." + key, json_text(value),
-                                  json_text(now)));
+      notes.push_back(fmt::format("differs: {} is {} in the baseline, {} now", path,
+                                  json_text(value), json_text(now)));
     }
   }
+}
+
+bool gated(const std::string& metric, const std::vector<std::string>& patterns) {
+  if (patterns.empty() || metric == "(cell)") return true;
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return key_has_prefix(metric, p); });
 }
 
 }  // namespace
@@ -403,21 +541,49 @@ void require_tolerance_metrics(const std::vector<Tolerance>& tolerances, const C
 
 CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
                             const std::vector<Tolerance>& tolerances) {
+  CheckOptions options;
+  options.tolerances = tolerances;
+  options.allow_setup_change = true;  // the library's old contract: setup differences are notes
+  return compare_results(baseline, current, options);
+}
+
+CheckReport compare_results(const CheckInput& baseline, const CheckInput& current,
+                            const CheckOptions& options) {
   if (baseline.sweep != current.sweep)
     throw ConfigError(fmt::format("{}: is {} but the baseline {} is {}", current.path,
                                   current.sweep ? "sweep results" : "a summary", baseline.path,
                                   baseline.sweep ? "sweep results" : "a summary"));
-  // Every tolerance must name something, so a typo does not silently gate nothing.
+  // Every tolerance and metric pattern must name something, so a typo does not silently gate
+  // nothing.
+  const std::vector<Tolerance>& tolerances = options.tolerances;
   require_tolerance_metrics(tolerances, baseline, &current);
+  for (const auto& pattern : options.metrics) {
+    bool found = false;
+    for (const auto* input : {&baseline, &current})
+      for (const auto& [cell, summary] : input->summaries)
+        for (const auto& f : flatten_numeric(summary))
+          found = found || key_has_prefix(f.key, pattern);
+    if (!found)
+      throw ConfigError(
+          fmt::format("--metrics {}: no metric '{}' in {}", pattern, pattern, baseline.path));
+  }
   CheckReport report;
+  std::vector<std::pair<std::string, std::pair<const Json*, const Json*>>> pairs;
   if (!baseline.sweep) {
+    pairs.push_back({"", {&baseline.summaries.front().second, &current.summaries.front().second}});
+    check_setups(baseline, current, pairs, options.allow_setup_change, report);
+    note_other_differences(baseline.summaries.front().second, current.summaries.front().second, "",
+                           report.notes);
     compare_summaries("", baseline.summaries.front().second, current.summaries.front().second,
                       tolerances, report);
-    note_setup_differences(baseline.summaries.front().second, current.summaries.front().second, "",
-                           report.notes);
   } else {
     std::map<std::string, const Json*> current_cells;
     for (const auto& [key, summary] : current.summaries) current_cells[key] = &summary;
+    for (const auto& [key, summary] : baseline.summaries) {
+      const auto it = current_cells.find(key);
+      if (it != current_cells.end()) pairs.push_back({key, {&summary, it->second}});
+    }
+    check_setups(baseline, current, pairs, options.allow_setup_change, report);
     const std::set<std::string> current_failed(current.failed_cells.begin(),
                                                current.failed_cells.end());
     std::set<std::string> baseline_keys;
@@ -443,6 +609,13 @@ CheckReport compare_results(const CheckInput& baseline, const CheckInput& curren
       if (!baseline_keys.contains(key))
         report.notes.push_back(fmt::format("new cell (not in the baseline): {}", key));
   }
+  if (!options.metrics.empty()) {
+    const std::size_t before = report.rows.size();
+    std::erase_if(report.rows,
+                  [&](const MetricComparison& row) { return !gated(row.metric, options.metrics); });
+    report.notes.push_back(
+        fmt::format("{} metrics left out by --metrics", before - report.rows.size()));
+  }
   for (const auto& row : report.rows)
     if (row.regression) ++report.regressions;
   return report;
@@ -467,11 +640,9 @@ std::string format_check_report(const CheckReport& report, const CheckInput& bas
   const std::string header =
       fmt::format("{:<{}}  {:>16}  {:>16}  {:>28}  {:>9}  {}\n", "metric", width, "baseline",
                   "current", "change", "tolerance", "verdict");
-  std::map<Verdict, std::size_t> counts;
   std::string last_cell = "\x01";
   bool header_printed = false;
   for (const auto& row : report.rows) {
-    ++counts[row.verdict];
     if (!all_rows && row.verdict == Verdict::kUnchanged) continue;
     if (!header_printed) {
       out += header;
@@ -489,18 +660,168 @@ std::string format_check_report(const CheckReport& report, const CheckInput& bas
                        row.tolerance_pct ? format_number(*row.tolerance_pct) + "%" : "-", verdict);
   }
   for (const auto& note : report.notes) out += "note: " + note + "\n";
+  out += check_closing_line(report) + "\n";
+  return out;
+}
+
+std::string check_closing_line(const CheckReport& report) {
+  std::map<Verdict, std::size_t> counts;
+  for (const auto& row : report.rows) ++counts[row.verdict];
   const std::size_t compared = report.rows.size();
-  if (counts[Verdict::kUnchanged] == compared) {
-    out += fmt::format("check: all {} metrics unchanged\n", compared);
-  } else {
-    out += fmt::format(
-        "check: {} metrics compared: {} regression{}, {} better, {} worse within tolerance, {} "
-        "changed without a "
-        "verdict, {} new, {} missing, {} unchanged\n",
-        compared, report.regressions, report.regressions == 1 ? "" : "s", counts[Verdict::kBetter],
-        counts[Verdict::kWorseWithinTolerance], counts[Verdict::kChanged], counts[Verdict::kNew],
-        counts[Verdict::kMissing], counts[Verdict::kUnchanged]);
+  if (counts[Verdict::kUnchanged] == compared)
+    return fmt::format("check: all {} metrics unchanged", compared);
+  return fmt::format(
+      "check: {} metrics compared: {} regression{}, {} better, {} worse within tolerance, {} "
+      "changed without a verdict, {} new, {} missing, {} unchanged",
+      compared, report.regressions, report.regressions == 1 ? "" : "s", counts[Verdict::kBetter],
+      counts[Verdict::kWorseWithinTolerance], counts[Verdict::kChanged], counts[Verdict::kNew],
+      counts[Verdict::kMissing], counts[Verdict::kUnchanged]);
+}
+
+namespace {
+
+Json optional_number(std::optional<double> value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+// `text` for XML character data and attribute values: markup characters as entities, control
+// characters (not allowed in XML 1.0) as printable escapes.
+std::string xml_text(std::string_view text) {
+  std::string out;
+  for (const char c : printable_text(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
   }
+  return out;
+}
+
+// `text` as the message of a GitHub workflow command, or (`property`) as a property value.
+std::string github_text(std::string_view text, bool property) {
+  std::string out;
+  for (const char c : printable_text(text)) {
+    if (c == '%')
+      out += "%25";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// "wait_s.mean: 100 -> 110 (+10 (+10.00%)), tolerance 0.005%, lower is better"
+std::string row_sentence(const MetricComparison& row) {
+  std::string text = row.cell.empty() ? row.metric : "cell " + row.cell + ": " + row.metric;
+  if (row.metric == "(cell)") return text + " is missing";
+  text += fmt::format(": {} -> {}", value_text(row.baseline), value_text(row.current));
+  if (const std::string change = change_text(row); !change.empty()) text += " (" + change + ")";
+  if (row.tolerance_pct) text += ", tolerance " + format_number(*row.tolerance_pct) + "%";
+  if (row.direction != MetricDirection::kUnknown)
+    text += fmt::format(", {}", direction_text(row.direction));
+  return text;
+}
+
+}  // namespace
+
+std::string format_check_json(const CheckReport& report, const CheckInput& baseline,
+                              const CheckInput& current) {
+  Json out;
+  out["baseline"] = baseline.path;
+  out["current"] = current.path;
+  out["regressions"] = report.regressions;
+  out["passed"] = report.regressions == 0;
+  out["summary"] = check_closing_line(report);
+  Json rows = Json::array();
+  for (const auto& row : report.rows) {
+    Json r;
+    r["cell"] = row.cell;
+    r["metric"] = row.metric;
+    r["baseline"] = optional_number(row.baseline);
+    r["current"] = optional_number(row.current);
+    r["change_pct"] = row.baseline && row.current && std::isfinite(row.change_pct)
+                          ? Json(row.change_pct)
+                          : Json(nullptr);
+    r["change"] = change_text(row);
+    r["tolerance_pct"] = optional_number(row.tolerance_pct);
+    r["direction"] = direction_text(row.direction);
+    r["verdict"] = verdict_text(row.verdict);
+    r["regression"] = row.regression;
+    rows.push_back(std::move(r));
+  }
+  out["rows"] = std::move(rows);
+  out["notes"] = report.notes;
+  return out.dump(2) + "\n";
+}
+
+std::string format_check_junit(const CheckReport& report, const CheckInput& baseline,
+                               const CheckInput& current) {
+  // Suites in the order their cells first appear.
+  std::vector<std::string> cells;
+  std::map<std::string, std::vector<const MetricComparison*>> by_cell;
+  for (const auto& row : report.rows) {
+    auto [it, added] = by_cell.try_emplace(row.cell);
+    if (added) cells.push_back(row.cell);
+    it->second.push_back(&row);
+  }
+  if (cells.empty()) cells.emplace_back();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"schedlab check\" tests=\"{}\" failures=\"{}\">\n",
+                     report.rows.size(), report.regressions);
+  std::string notes;
+  for (const auto& note : report.notes) notes += note + "\n";
+  for (const auto& cell : cells) {
+    const auto& rows = by_cell[cell];
+    const auto failures = static_cast<std::size_t>(std::count_if(
+        rows.begin(), rows.end(), [](const MetricComparison* r) { return r->regression; }));
+    const std::string suite = cell.empty() ? "summary" : "cell " + cell;
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
+        xml_text(suite), rows.size(), failures);
+    out += fmt::format(
+        "    <properties>\n      <property name=\"baseline\" value=\"{}\"/>\n"
+        "      <property name=\"current\" value=\"{}\"/>\n    </properties>\n",
+        xml_text(baseline.path), xml_text(current.path));
+    for (const MetricComparison* row : rows) {
+      out += fmt::format("    <testcase classname=\"schedlab.check\" name=\"{}\" time=\"0\"",
+                         xml_text(row->metric));
+      if (!row->regression) {
+        out += "/>\n";
+        continue;
+      }
+      out +=
+          fmt::format(">\n      <failure type=\"regression\" message=\"{}\"/>\n    </testcase>\n",
+                      xml_text(row_sentence(*row)));
+    }
+    if (!notes.empty()) out += fmt::format("    <system-out>{}</system-out>\n", xml_text(notes));
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+std::string format_check_github(const CheckReport& report) {
+  std::string out;
+  for (const auto& row : report.rows) {
+    if (row.regression)
+      out += fmt::format("::error title={}::{}\n", github_text("schedlab check: regression", true),
+                         github_text(row_sentence(row), false));
+    else if (row.verdict == Verdict::kWorseWithinTolerance)
+      out += fmt::format("::warning title={}::{}\n",
+                         github_text("schedlab check: worse within tolerance", true),
+                         github_text(row_sentence(row), false));
+  }
+  for (const auto& note : report.notes)
+    out += fmt::format("::notice title={}::{}\n", github_text("schedlab check", true),
+                       github_text(note, false));
+  out += check_closing_line(report) + "\n";
   return out;
 }
 
