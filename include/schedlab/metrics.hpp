@@ -30,9 +30,16 @@ struct RunInfo {
 // `sorted` must be ascending and non-empty.
 double percentile(const std::vector<double>& sorted, double p);
 
-// A finished job's bounded slowdown: max(1, turnaround / max(time holding GPUs, 10 s));
+// A finished job's bounded slowdown: max(1, turnaround / max(work, 10 s)), its work being the
+// trace's duration (at reference speed), so lost work and slow placements count against it;
 // docs/metrics.md.
 double bounded_slowdown(const JobSpec& spec, const JobState& state);
+// A finished job's time queued: turnaround minus the time it held GPUs (its first wait plus every
+// wait after a requeue).
+TimeMs queued_ms(const JobSpec& spec, const JobState& state);
+// GPU-ms a finished job held that produced no kept work: every attempt of a walltime-killed job,
+// else its lost work (redone after interruptions, restart overhead).
+double wasted_gpu_ms(const JobSpec& spec, const JobState& state);
 
 // append_fixed for a value of a run's outputs: a non-finite value is a broken invariant
 // (InvariantError, exit 4), never written as inf or nan.

@@ -45,10 +45,12 @@ constexpr MetricInfo kCatalog[] = {
     {"makespan_s", "s", D::kLowerIsBetter, "makespan",
      "length of the run window, first submit to last finish", 1},
     SCHEDLAB_DISTRIBUTION("wait_s", "s", 1, "wait", "wait (first start - submit)"),
+    SCHEDLAB_DISTRIBUTION("queued_s", "s", 1, "time queued",
+                          "time queued (first wait plus every wait after a requeue)"),
     SCHEDLAB_DISTRIBUTION("jct_s", "s", 1, "job completion time",
                           "job completion time (finish - submit)"),
     {"bounded_slowdown.mean", "ratio", D::kLowerIsBetter, "mean bounded slowdown",
-     "mean of max(1, turnaround / max(GPU time, 10 s))", 3},
+     "mean of max(1, turnaround / max(work, 10 s)), work being the trace's duration", 3},
     {"bounded_slowdown.p50", "ratio", D::kLowerIsBetter, "median bounded slowdown",
      "median bounded slowdown", 3},
     {"bounded_slowdown.p95", "ratio", D::kLowerIsBetter, "95th percentile bounded slowdown",
@@ -65,6 +67,9 @@ constexpr MetricInfo kCatalog[] = {
      "idle GPU-time while at least one job was queued", 2},
     {"gpu_hours.lost", "GPU-h", D::kLowerIsBetter, "lost work",
      "GPU-time redone after interruptions plus restart overhead", 2},
+    {"gpu_hours.wasted", "GPU-h", D::kLowerIsBetter, "wasted GPU-hours",
+     "GPU-time that produced no kept work: lost work plus every attempt of walltime-killed jobs",
+     2},
     // Cluster models: down time is the failure model's input; off time is a means (its effect is
     // in energy_kwh), so neither has a direction of its own.
     {"gpu_hours.down", "GPU-h", D::kNeutral, "GPU-hours down",
@@ -240,9 +245,17 @@ std::string metric_human_text(const MetricInfo& metric, double value) {
 
 std::span<const std::string_view> compared_metric_keys() {
   static constexpr std::string_view kCompared[] = {
-      "wait_s.mean",           "wait_s.p95",     "jct_s.mean",
-      "bounded_slowdown.mean", "utilization",    "gpu_hours.idle_while_jobs_wait",
-      "restarts.total",        "gpu_hours.lost", "energy_kwh.total",
+      "wait_s.mean",
+      "wait_s.p95",
+      "queued_s.mean",
+      "jct_s.mean",
+      "bounded_slowdown.mean",
+      "utilization",
+      "gpu_hours.idle_while_jobs_wait",
+      "restarts.total",
+      "gpu_hours.lost",
+      "gpu_hours.wasted",
+      "energy_kwh.total",
   };
   return kCompared;
 }

@@ -67,8 +67,19 @@ void require_finite_numbers(const nlohmann::ordered_json& doc, const std::string
 
 double bounded_slowdown(const JobSpec& spec, const JobState& s) {
   const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
-  return std::max(1.0, static_cast<double>(turnaround_ms) /
-                           static_cast<double>(std::max(s.run_ms, kBoundedSlowdownThresholdMs)));
+  return std::max(1.0,
+                  static_cast<double>(turnaround_ms) /
+                      static_cast<double>(std::max(spec.duration_ms, kBoundedSlowdownThresholdMs)));
+}
+
+TimeMs queued_ms(const JobSpec& spec, const JobState& s) {
+  return s.finish_ms - spec.submit_ms - s.run_ms;
+}
+
+double wasted_gpu_ms(const JobSpec& spec, const JobState& s) {
+  if (s.status == JobStatus::kWalltimeReached)
+    return static_cast<double>(s.run_ms) * static_cast<double>(spec.gpus);
+  return static_cast<double>(s.lost_gpu_ms);
 }
 
 double percentile(const std::vector<double>& sorted, double p) {
@@ -318,11 +329,14 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   std::uint64_t walltime_kills = 0;
   std::uint64_t failures = 0;
   double lost_gpu_ms = 0;
+  double wasted_gpu_ms_total = 0;
   std::map<std::string, std::uint64_t> rejected_by_reason;
   std::vector<double> waits;
+  std::vector<double> queued;
   std::vector<double> jcts;
   std::vector<double> slowdowns;
   waits.reserve(trace.jobs.size());
+  queued.reserve(trace.jobs.size());
   jcts.reserve(trace.jobs.size());
   slowdowns.reserve(trace.jobs.size());
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
@@ -344,6 +358,8 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
     else
       ++walltime_kills;
     waits.push_back(seconds(s.first_start_ms - spec.submit_ms));
+    queued.push_back(seconds(queued_ms(spec, s)));
+    wasted_gpu_ms_total += wasted_gpu_ms(spec, s);
     jcts.push_back(seconds(s.finish_ms - spec.submit_ms));
     slowdowns.push_back(bounded_slowdown(spec, s));
   }
@@ -370,6 +386,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
   if (!rejected_by_reason.empty()) out["jobs"]["rejected_reasons"] = rejected_by_reason;
   out["makespan_s"] = round_to(seconds(totals_.span_ms), 3);
   out["wait_s"] = distribution(std::move(waits), true, 3);
+  out["queued_s"] = distribution(std::move(queued), true, 3);
   out["jct_s"] = distribution(std::move(jcts), true, 3);
   out["bounded_slowdown"] = distribution(std::move(slowdowns), false, 6);
   out["utilization"] = totals_.capacity_gpu_ms > 0
@@ -381,6 +398,7 @@ nlohmann::ordered_json MetricsCollector::summary_json(const RunInfo& info) const
       {"idle", round_to((totals_.capacity_gpu_ms - totals_.busy_gpu_ms) / kMsPerHour, 6)},
       {"idle_while_jobs_wait", round_to(totals_.idle_while_waiting_gpu_ms / kMsPerHour, 6)},
       {"lost", round_to(lost_gpu_ms / kMsPerHour, 6)},
+      {"wasted", round_to(wasted_gpu_ms_total / kMsPerHour, 6)},
   };
   out["energy_kwh"] = {
       {"total", round_to((totals_.energy_busy_j + totals_.energy_idle_j) / kJoulesPerKwh, 6)},
@@ -455,7 +473,7 @@ std::string MetricsCollector::jobs_csv() const {
     // At most one GPU id per GPU the job's last attempt held (a rejected job held none): the
     // bound follows what the run allocated, never the trace's request.
     const Placement& placement = ctx_->state(j).placement;
-    bound += 400 + type_names +
+    bound += 424 + type_names +
              2 * (spec.id.size() + trace.strings.str(spec.user).size() +
                   trace.strings.str(spec.status).size() + trace.strings.str(spec.tenant).size()) +
              12 * static_cast<std::size_t>(placement_gpu_count(placement));
@@ -467,7 +485,7 @@ std::string MetricsCollector::jobs_csv() const {
       "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
       "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
       "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
-      "lost_gpu_seconds,status,tenant,gpu_type");
+      "lost_gpu_seconds,status,tenant,gpu_type,queued_time");
   text(extended_ ? ",slowdown_factor,nodes,failures\n" : "\n");
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
     const JobSpec& spec = trace.jobs[j];
@@ -525,6 +543,8 @@ std::string MetricsCollector::jobs_csv() const {
     append_csv_field(out, trace.strings.str(spec.tenant));
     text(",");
     if (s.status != JobStatus::kRejected) append_gpu_types(out, cluster, s.placement);
+    text(",");
+    if (s.status != JobStatus::kRejected) append_seconds(out, queued_ms(spec, s));
     if (extended_) {
       // Last attempt's slowdown (reference speed / progress rate) and node count; failures.
       text(",");

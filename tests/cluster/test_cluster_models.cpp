@@ -646,7 +646,8 @@ TEST_CASE("cluster-model CLI: a bad failure trace exits 2 with FILE:LINE and wri
                   out);
   CHECK(ok.exit_code == 0);
   CHECK(read_text(out + "/jobs.csv")
-            .find(",status,tenant,gpu_type,slowdown_factor,nodes,failures\n") != std::string::npos);
+            .find(",status,tenant,gpu_type,queued_time,slowdown_factor,nodes,failures\n") !=
+        std::string::npos);
   const auto bad =
       run_command(std::string(SCHEDLAB_BINARY) + " run --trace " + SCHEDLAB_SOURCE_DIR +
                   "/tests/golden/small.csv --cluster 4x8 --speed-model fast");

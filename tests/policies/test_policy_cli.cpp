@@ -97,7 +97,7 @@ TEST_CASE("schedlab compare prints a table, JSON and CSV of the same runs", "[po
 
   const auto csv = run_command(base + " --csv");
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("policy,params,wait_s.mean,wait_s.p95,jct_s.mean,", 0) == 0);
+  CHECK(csv.out.rfind("policy,params,wait_s.mean,wait_s.p95,queued_s.mean,jct_s.mean,", 0) == 0);
   CHECK(csv.out.find("\npreemptive,min_runtime=5,") != std::string::npos);
   CHECK(csv.out.find("\neasy-backfill,,100.000000,") != std::string::npos);
 

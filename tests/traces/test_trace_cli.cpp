@@ -143,7 +143,8 @@ TEST_CASE("run: --filter, inventory clusters, status in jobs.csv, trace in summa
   CHECK(summary["jobs"]["submitted"] == 200);
   CHECK(summary["cluster"]["gpus"] == 6212);
   const std::string jobs = read_text(dir + "/jobs.csv");
-  CHECK(jobs.substr(0, jobs.find('\n')).ends_with(",lost_gpu_seconds,status,tenant,gpu_type"));
+  CHECK(jobs.substr(0, jobs.find('\n'))
+            .ends_with(",lost_gpu_seconds,status,tenant,gpu_type,queued_time"));
   const auto statuses = jobs_column(jobs, "status");
   REQUIRE(statuses.size() == 200);
   for (const auto& s : statuses) CHECK((s == "Running" || s == "Succeeded" || s == "Failed"));

@@ -45,9 +45,13 @@ TEST_CASE("metrics on a hand-computed two-job run", "[metrics]") {
   CHECK(s["wait_s"]["p50"].get<double>() == 50.0);
   CHECK(s["wait_s"]["p90"].get<double>() == 90.0);
   CHECK(s["wait_s"]["max"].get<double>() == 100.0);
+  // Queued: a 0, b 100 (it never restarts, so queued equals its wait).
+  CHECK(s["queued_s"]["mean"].get<double>() == 50.0);
+  CHECK(s["queued_s"]["max"].get<double>() == 100.0);
+  CHECK(s["gpu_hours"]["wasted"].get<double>() == 0.0);
   CHECK(s["jct_s"]["mean"].get<double>() == 125.0);
   CHECK(s["jct_s"]["max"].get<double>() == 150.0);
-  // b: turnaround 150 / max(run 50, 10) = 3; a: 1.
+  // b: turnaround 150 / max(work 50, 10) = 3; a: 1.
   CHECK(s["bounded_slowdown"]["mean"].get<double>() == 2.0);
   CHECK(s["bounded_slowdown"]["max"].get<double>() == 3.0);
   // Busy GPU-s: a 100 + b 2x50 = 200 over capacity 2 x 150 = 300.
@@ -66,11 +70,11 @@ TEST_CASE("metrics on a hand-computed two-job run", "[metrics]") {
         "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
         "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
         "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,lost_gpu_"
-        "seconds,status,tenant,gpu_type\n"
+        "seconds,status,tenant,gpu_type,queued_time\n"
         "a,0.000,1,100.000,0.000,100.000,100.000,0.000,100.000,1.000000,0,40000.000,COMPLETED_"
-        "SUCCESSFULLY,1.000000,0,u1,3,0,0.000,,,A100\n"
+        "SUCCESSFULLY,1.000000,0,u1,3,0,0.000,,,A100,0.000\n"
         "b,0.000,2,50.000,100.000,50.000,150.000,100.000,150.000,3.000000,0-1,40000.000,COMPLETED_"
-        "SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,,,A100\n");
+        "SUCCESSFULLY,3.000000,0,u2,-1,0,0.000,,,A100,100.000\n");
   // Rows: [0,100) one busy, b queued (2 GPUs), 450 W; [100,150) both busy, 800 W.
   CHECK(r.timeseries_csv ==
         "time_s,busy_gpus,idle_gpus,queued_jobs,queued_gpus,running_jobs,power_w\n"
@@ -108,4 +112,45 @@ TEST_CASE("an interval that would need too many timeseries rows is an input erro
       run_checked(trace, "1x2", "fifo", {}, options),
       "--interval 0.001 s: timeseries.csv would need more than 5000000 rows for this run; use a "
       "larger interval");
+}
+
+TEST_CASE("queued time, work-based slowdown and wasted GPU-hours on hand-computed runs",
+          "[metrics]") {
+  // 1 node x 2 GPUs, preemptive, restart overhead 10 s, a checkpoint every 1000 s of work (so
+  // none before the preemption below: with interval 0 a preemption would save all work).
+  // lo: 2 GPUs, 100 s of work, priority 0, submitted at 0, starts at once.
+  // hi: 2 GPUs, 50 s, priority 5, submitted at 40: preempts lo (40 s of work lost), runs 40-90.
+  // lo restarts at 90 with 10 s of overhead, redoes its 100 s: finishes at 200.
+  const Trace trace =
+      trace_from_csv("id,submit_time,gpus,duration,priority\nlo,0,2,100,0\nhi,40,2,50,5\n");
+  RunOptions options;
+  options.restart_overhead_ms = 10'000;
+  options.checkpoint_interval_ms = 1'000'000;
+  options.walltime_kill = false;  // lo's walltime is its duration, which the restart exceeds
+  const auto r = run_checked(trace, "1x2:A100", "preemptive", {}, options);
+  const auto& s = r.summary;
+  REQUIRE(s["restarts"]["preemptions"] == 1);
+  // lo: wait 0, but queued 90 - 40 = 50 s between its attempts; hi: 0.
+  CHECK(s["wait_s"]["max"].get<double>() == 0.0);
+  CHECK(s["queued_s"]["max"].get<double>() == 50.0);
+  CHECK(s["queued_s"]["mean"].get<double>() == 25.0);
+  // lo: turnaround 200 over its work 100 = 2 (it held GPUs 150 s: dividing by that would give
+  // 1.333, rewarding the 40 s it redid and the 10 s of overhead); hi: 50 / 50 = 1.
+  CHECK(s["bounded_slowdown"]["max"].get<double>() == 2.0);
+  CHECK(s["bounded_slowdown"]["mean"].get<double>() == 1.5);
+  // Lost: 40 s redone + 10 s overhead, on 2 GPUs = 100 GPU-s. Nothing was killed: wasted = lost.
+  CHECK(s["gpu_hours"]["lost"].get<double>() == Approx(100.0 / 3600).margin(1e-6));
+  CHECK(s["gpu_hours"]["wasted"].get<double>() == Approx(100.0 / 3600).margin(1e-6));
+  CHECK_THAT(r.jobs_csv, Catch::Contains(",A100,50.000\n"));
+
+  // Walltime kills: k (1 GPU, 300 s of work, walltime 120 s) is killed at 120 after holding its
+  // GPU 120 s, all of it wasted, though none of it counts as lost; d (1 GPU, 60 s) completes.
+  const Trace killed =
+      trace_from_csv("id,submit_time,gpus,duration,walltime\nk,0,1,300,120\nd,0,1,60,600\n");
+  const auto k = run_checked(killed, "1x2:A100", "fifo", {}, RunOptions{});
+  REQUIRE(k.summary["restarts"]["walltime_kills"] == 1);
+  CHECK(k.summary["gpu_hours"]["lost"].get<double>() == 0.0);
+  CHECK(k.summary["gpu_hours"]["wasted"].get<double>() == Approx(120.0 / 3600).margin(1e-6));
+  // k's slowdown is over its work: 120 / 300 < 1, so 1.
+  CHECK(k.summary["bounded_slowdown"]["max"].get<double>() == 1.0);
 }

@@ -97,10 +97,10 @@ TEST_CASE("report of run outputs: every chart kind, self-contained, deterministi
   const std::string small = write_run(dir + "/small", trace, kSmallCluster);
   const std::string large = write_run(dir + "/large", trace, "4x8:V100");
   const Report report = build_report({small, large + "/summary.json"});
-  // 2 over time + 2 Gantt + 2 CDFs + 7 summary bars + energy + idle GPU-hours + restarts + lost
+  // 2 over time + 2 Gantt + 2 CDFs + 8 summary bars + energy + idle GPU-hours + restarts + lost
   // work.
-  CHECK(report.charts == 17);
-  check_charts(report.html, 17);
+  CHECK(report.charts == 18);
+  check_charts(report.html, 18);
   CHECK(report.notes.empty());
   const std::string& html = report.html;
   // Nothing is fetched at view time.
@@ -137,15 +137,15 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  // 15 per-policy charts + 2 Gantt + 7 metrics against load (one trace, one cluster).
-  CHECK(report.charts == 24);
-  check_charts(report.html, 24);
+  // 16 per-policy charts + 2 Gantt + 8 metrics against load (one trace, one cluster).
+  CHECK(report.charts == 26);
+  check_charts(report.html, 26);
   CHECK_THAT(report.html, Catch::Contains("Metrics against load"));
   CHECK_THAT(report.html, Catch::Contains("load scale (x the trace&#39;s arrival rate)"));
   CHECK_THAT(report.html, Catch::Contains("mean over 3 seeds, band: 95% CI"));
   CHECK_THAT(report.html, Catch::Contains("at load scale 1 "));
   // fifo ignores the seed: the band has zero width but is drawn for both variants.
-  CHECK(count_of(report.html, "class=\"band\"") == 14);
+  CHECK(count_of(report.html, "class=\"band\"") == 16);
   const Report at_two =
       build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0, {}, {}});
   CHECK_THAT(at_two.html, Catch::Contains("at load scale 2 "));
@@ -320,7 +320,7 @@ TEST_CASE("report numbers and axes: one format, a unit on every axis", "[workflo
   run_sweep(parse_sweep_spec(small_sweep_spec(trace_path), "spec.json"), options);
   const Report report = build_report({options.out_dir});
   const auto labels = matches(report.html, "class=\"axis-label\"[^>]*>([^<]*)</text>");
-  CHECK(labels.size() == report.charts * 1 + 11);  // 11 line charts have two axes
+  CHECK(labels.size() == report.charts * 1 + 12);  // 12 line charts have two axes
   for (const auto& label : labels) {
     INFO(label[0]);
     CHECK_THAT(label[0], Catch::Matches(".+ \\(.+\\)"));
@@ -359,8 +359,8 @@ TEST_CASE("report of a sweep with one load scale has no metric-vs-load charts, a
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  CHECK(report.charts == 17);  // the per-policy charts only (2 Gantt)
-  check_charts(report.html, 17);
+  CHECK(report.charts == 18);  // the per-policy charts only (2 Gantt)
+  check_charts(report.html, 18);
   CHECK(count_of(report.html, "Metrics against load") == 0);
   CHECK(count_of(report.html, " vs load") == 0);
   CHECK(count_of(report.html, "load scale (x the trace") == 0);
@@ -391,7 +391,7 @@ TEST_CASE("report leaves a run without a metric out of that chart instead of dra
   const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
   const std::string large_label = "fifo (" + fs::path(large).lexically_normal().string() + ")";
   CHECK(count_of(report.html, "; no value for " + report::html_escape(small_label)) == 3);
-  CHECK(report.charts == 17);
+  CHECK(report.charts == 18);
   const std::string wait_chart = chart_named(report.html, "Mean wait");
   REQUIRE_FALSE(wait_chart.empty());
   CHECK(wait_chart.find(report::html_escape(small_label)) == std::string::npos);

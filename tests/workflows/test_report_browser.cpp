@@ -75,7 +75,7 @@ TEST_CASE("the report renders every chart in headless Chromium", "[workflows][re
   options.jobs = 2;
   run_sweep(parse_sweep_spec(spec_json, "spec.json"), options);
   const Report report = build_report({options.out_dir});
-  REQUIRE(report.charts == 24);
+  REQUIRE(report.charts == 26);
   const std::string html_path = dir + "/report.html";
   write_files_atomically(dir, {{"report.html", report.html}});
 

@@ -336,7 +336,7 @@ TEST_CASE("report reads a compare -o directory and refuses an incomplete one",
   REQUIRE(compared.exit_code == 0);
   const Report report = build_report({out});
   // Both policies, labelled as compare labels them, with every chart of a run report.
-  CHECK(report.charts == 17);
+  CHECK(report.charts == 18);
   CHECK(report.notes.empty());
   CHECK_FALSE(chart_named(report.html, "Schedule of fifo").empty());
   CHECK_FALSE(chart_named(report.html, "Schedule of sjf(blocking=false)").empty());
@@ -345,7 +345,7 @@ TEST_CASE("report reads a compare -o directory and refuses an incomplete one",
   const auto cli = run_command(schedlab_binary() + " report " + shell_quote(out) + " -o " +
                                shell_quote(dir + "/r.html"));
   CHECK(cli.exit_code == 0);
-  CHECK(cli.out == "report: 17 charts written to " + dir + "/r.html\n");
+  CHECK(cli.out == "report: 18 charts written to " + dir + "/r.html\n");
 
   // Without the directory's marker (an interrupted compare) or a policy's, it is refused.
   const std::string marker = read_text(out + "/" + kCompleteMarker);

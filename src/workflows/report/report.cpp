@@ -620,7 +620,7 @@ std::optional<Figure> stacked_figure(
 
 std::vector<Figure> summary_figures(const std::vector<RunData>& runs) {
   std::vector<MetricView> views;
-  for (const char* key : {"wait_s.mean", "wait_s.p95", "jct_s.mean", "jct_s.p95",
+  for (const char* key : {"wait_s.mean", "wait_s.p95", "queued_s.mean", "jct_s.mean", "jct_s.p95",
                           "bounded_slowdown.mean", "utilization", "makespan_s"})
     views.push_back(view_of(key));
   std::vector<Figure> out;
@@ -716,8 +716,9 @@ std::vector<Figure> restart_figures(const std::vector<RunData>& runs) {
 std::vector<Figure> sweep_figures(const SweepData& sweep,
                                   const std::map<std::string, std::string>& colors) {
   std::vector<MetricView> views;
-  for (const char* key : {"wait_s.mean", "wait_s.p95", "jct_s.mean", "bounded_slowdown.mean",
-                          "utilization", "gpu_hours.idle_while_jobs_wait", "energy_kwh.total"})
+  for (const char* key :
+       {"wait_s.mean", "wait_s.p95", "queued_s.mean", "jct_s.mean", "bounded_slowdown.mean",
+        "utilization", "gpu_hours.idle_while_jobs_wait", "energy_kwh.total"})
     views.push_back(view_of(key, " vs load"));
   std::vector<Figure> out;
   for (const auto& trace : sweep.traces) {
