@@ -6,7 +6,9 @@
 // weighted dominant share is that divided by its weight (Tenant::weight; weight 0: infinite, so
 // it is served last). On one GPU type this is weighted max-min fairness. Each tenant's queued
 // jobs are in (priority desc, submit, index) order. A pass repeatedly takes the tenant with the
-// smallest weighted dominant share (ties: tenant index) and starts its head job, then recomputes
+// smallest weighted dominant share (ties: the tenant whose head job was submitted first, then the
+// head with the lower trace index; never the tenant's name or index, so renaming or reordering
+// tenants changes nothing) and starts its head job, then recomputes
 // that tenant's share; a tenant whose head job does not fit is skipped for the rest of the pass
 // (other tenants go on). The pass ends when every tenant with queued jobs was skipped or no GPU
 // is free.
@@ -75,7 +77,7 @@ class DrfPolicy final : public Policy {
     queues_.assign(ctx.tenants().size(), {});
     in_pass_.assign(ctx.tenants().size(), 0);
     listed_.clear();
-    listed_share_.assign(ctx.tenants().size(), 0.0);
+    listed_key_.assign(ctx.tenants().size(), TenantKey{});
     listed_flag_.assign(ctx.tenants().size(), 0);
     stale_flag_.assign(ctx.tenants().size(), 0);
     stale_.clear();
@@ -101,15 +103,15 @@ class DrfPolicy final : public Policy {
         const TenantIndex t = ctx.tenants().of_job(job);
         if (in_pass_[t] == 0 && !queues_[t].empty()) {
           in_pass_[t] = 1;
-          pass_.emplace_back(share(ctx, t), t);
+          pass_.push_back(key_of(ctx, t));
         }
       }
-      for (const auto& item : pass_) in_pass_[item.second] = 0;
+      for (const auto& item : pass_) in_pass_[item.tenant] = 0;
     } else if (preempt_) {
       for (TenantIndex t = 0; t < queues_.size(); ++t)
-        if (!queues_[t].empty()) pass_.emplace_back(share(ctx, t), t);
+        if (!queues_[t].empty()) pass_.push_back(key_of(ctx, t));
     }
-    // Without preemption a full pass reads every queued tenant's (share, tenant) in order from
+    // Without preemption a full pass reads every queued tenant's key in order from
     // listed_, which does not change during the pass; pass_ then holds only the tenants pushed
     // again after a start, and the two are merged in order, as one heap of all would be.
     const bool merge_listed = !preempt_ && ctx.changes().released();
@@ -124,10 +126,10 @@ class DrfPolicy final : public Policy {
       if (!preempt_ && !ctx.capacity_left()) break;
       TenantIndex t = 0;
       if (cursor != listed_.end() && (pass_.empty() || *cursor < pass_.front())) {
-        t = (cursor++)->second;
+        t = (cursor++)->tenant;
       } else {
         std::pop_heap(pass_.begin(), pass_.end(), std::greater<>());
-        t = pass_.back().second;
+        t = pass_.back().tenant;
         pass_.pop_back();
       }
       auto& queue = queues_[t];
@@ -144,7 +146,7 @@ class DrfPolicy final : public Policy {
           started = true;
           failed.clear();  // the victims may free more GPUs than the job takes
           // The victims' tenants' shares fell: re-key the pass.
-          for (auto& item : pass_) item.first = share(ctx, item.second);
+          for (auto& item : pass_) item.share = share(ctx, item.tenant);
           std::make_heap(pass_.begin(), pass_.end(), std::greater<>());
         }
       }
@@ -152,7 +154,7 @@ class DrfPolicy final : public Policy {
       queue.erase(queue.begin());
       mark_stale(t);
       if (!queue.empty()) {
-        pass_.emplace_back(share(ctx, t), t);
+        pass_.push_back(key_of(ctx, t));
         std::push_heap(pass_.begin(), pass_.end(), std::greater<>());
       }
     }
@@ -171,10 +173,10 @@ class DrfPolicy final : public Policy {
     mark_stale(ctx.tenants().of_job(job));
   }
 
-  // Without preemption, listed_ holds every tenant with queued jobs keyed by (weighted share,
-  // tenant). A tenant's share changes only when its jobs start or end and its membership only
-  // when its queue changes: such tenants are marked stale and relisted at the next full pass,
-  // with the shares of that moment (what a pass computes for every tenant).
+  // Without preemption, listed_ holds every tenant with queued jobs by its TenantKey. A tenant's
+  // share changes only when its jobs start or end, and its head and membership only when its
+  // queue changes: such tenants are marked stale and relisted at the next full pass, with the
+  // keys of that moment (what a pass computes for every tenant).
   void mark_stale(TenantIndex t) {
     if (preempt_ || stale_flag_[t] != 0) return;
     stale_flag_[t] = 1;
@@ -183,11 +185,11 @@ class DrfPolicy final : public Policy {
   void relist_stale(const SchedContext& ctx) {
     for (const TenantIndex t : stale_) {
       stale_flag_[t] = 0;
-      if (listed_flag_[t] != 0) listed_.erase({listed_share_[t], t});
+      if (listed_flag_[t] != 0) listed_.erase(listed_key_[t]);
       listed_flag_[t] = 0;
       if (queues_[t].empty()) continue;
-      listed_share_[t] = share(ctx, t);
-      listed_.emplace(listed_share_[t], t);
+      listed_key_[t] = key_of(ctx, t);
+      listed_.insert(listed_key_[t]);
       listed_flag_[t] = 1;
     }
     stale_.clear();
@@ -210,6 +212,20 @@ class DrfPolicy final : public Policy {
     const double weight = ctx.tenants().tenant(t).weight;
     if (!(weight > 0)) return kInfinite;
     return dominant_share(ctx, t) / weight;
+  }
+
+  // A queued tenant's place in a pass: its weighted share, then its head job's submit time and
+  // trace index (the tie-break); the tenant last (heads are distinct, so it never decides).
+  struct TenantKey {
+    double share = 0;
+    TimeMs head_submit_ms = 0;
+    JobIndex head = 0;
+    TenantIndex tenant = 0;
+    auto operator<=>(const TenantKey&) const = default;
+  };
+  TenantKey key_of(const SchedContext& ctx, TenantIndex t) const {
+    const Entry& head = *queues_[t].begin();
+    return {share(ctx, t), ctx.job(head.job).submit_ms(), head.job, t};
   }
 
   // --- preemption ---
@@ -342,10 +358,10 @@ class DrfPolicy final : public Policy {
   bool preempt_;
   std::vector<TypeTotal> types_;
   std::vector<std::set<Entry, ByPriority>> queues_;
-  std::vector<std::pair<double, TenantIndex>> pass_;  // min-heap by (weighted share, tenant)
+  std::vector<TenantKey> pass_;  // min-heap by TenantKey
   std::vector<char> in_pass_;
-  std::set<std::pair<double, TenantIndex>> listed_;  // without preemption: see relist_stale
-  std::vector<double> listed_share_;                 // per tenant: its share in listed_
+  std::set<TenantKey> listed_;         // without preemption: see relist_stale
+  std::vector<TenantKey> listed_key_;  // per tenant: its key in listed_
   std::vector<char> listed_flag_;
   std::vector<TenantIndex> stale_;  // tenants to relist at the next full pass
   std::vector<char> stale_flag_;

@@ -10,9 +10,9 @@
 // Each call, tenants are visited in the order of their head jobs:
 //   1. heads that fit within their tenant's nominal quota start if the pool and the free GPUs
 //      allow it. Otherwise, with reclaim=preempt, the running jobs of tenants of the cohort
-//      that use more than their own nominal quota (borrowers) are preempted, most recently
-//      started first (ties: larger job index first), until the head can start; if even all of
-//      them would not make room, nothing is preempted;
+//      that use more than their own nominal quota (borrowers) are preempted in Kueue's order:
+//      lowest job priority first, then most recently started, then larger job index, until the
+//      head can start; if even all of them would not make room, nothing is preempted;
 //   2. then heads beyond their tenant's nominal quota start if borrowing is allowed and the
 //      borrowing limit, the pool and the free GPUs allow it.
 // A head that cannot start blocks its own tenant's later jobs (head-of-line blocking per
@@ -26,7 +26,7 @@
 // calls, and usage is re-read only for the tenants whose jobs started or stopped, so a call
 // costs O(log tenants) per head it visits: pass 1 visits only heads within a nominal quota (at
 // most the quotas' GPUs of them), pass 2 stops when no GPU is free. Reclaim walks the cohort's
-// running preemptible jobs, newest first, until the head fits.
+// running preemptible jobs in that order until the head fits.
 //
 // Parameters: order (fifo | priority), borrowing (true), reclaim (preempt | none).
 // Citation: Kubernetes Kueue, "Cluster Queue: cohorts, borrowing and lending limits,
@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "schedlab/error.hpp"
@@ -164,7 +165,7 @@ class QuotaPolicy final : public Policy {
   }
   void stopped(const SchedContext& ctx, JobIndex job) {
     const TenantIndex t = ctx.tenants().of_job(job);
-    preemptible_running_[cohort_of_[t]].erase({ctx.job(job).last_start_ms(), job});
+    preemptible_running_[cohort_of_[t]].erase(victim_key(ctx, job, ctx.job(job).last_start_ms()));
     mark_dirty(t);
   }
   // The tenant's usage changed (or may have): re-read it from the engine at the next call.
@@ -291,14 +292,15 @@ class QuotaPolicy final : public Policy {
     if (!admissible(t, demand)) return false;
     decisions.start(job, *placement);
     queues_[t].erase(queues_[t].begin());
-    if (ctx.job(job).preemptible()) preemptible_running_[cohort_of_[t]].emplace(ctx.now(), job);
+    if (ctx.job(job).preemptible())
+      preemptible_running_[cohort_of_[t]].insert(victim_key(ctx, job, ctx.now()));
     change_use(t, demand, 1);
     mark_dirty(t);
     relist(ctx, t);
     return true;
   }
 
-  // Preempts borrowers of t's cohort, most recently started first, until `job` (t's head,
+  // Preempts borrowers of t's cohort in victim order (VictimKey), until `job` (t's head,
   // within t's nominal quota) can start; then starts it. Plans on the what-if cluster first:
   // nothing is preempted unless the job then starts.
   bool reclaim_for(const SchedContext& ctx, Decisions& decisions, TenantIndex t, JobIndex job) {
@@ -308,7 +310,7 @@ class QuotaPolicy final : public Policy {
     const TenantTable& table = ctx.tenants();
     const std::uint32_t cohort = cohort_of_[t];
     // Candidates: running preemptible jobs of the cohort's other tenants above their nominal
-    // quota, newest first (ties: larger job index first).
+    // quota, lowest priority first, then newest, then larger job index.
     if (over_in_cohort_[cohort] - over_[t] == 0) return false;
     const JobView view = ctx.job(job);
     WhatIf& what_if = ctx.what_if();
@@ -316,7 +318,7 @@ class QuotaPolicy final : public Policy {
     std::optional<Placement> placement;
     const auto& running = preemptible_running_[cohort];
     for (auto it = running.rbegin(); it != running.rend(); ++it) {
-      const JobIndex victim = it->second;
+      const JobIndex victim = std::get<2>(*it);
       const TenantIndex s = table.of_job(victim);
       if (s == t) continue;
       Demand held(dims_, 0);
@@ -380,7 +382,13 @@ class QuotaPolicy final : public Policy {
   std::vector<std::int64_t> over_;            // per tenant: 1 when above its nominal quota
   std::vector<std::int64_t> over_in_cohort_;  // per cohort: its tenants above their quota
   // Running preemptible jobs per cohort: (start, job).
-  std::vector<std::set<std::pair<TimeMs, JobIndex>>> preemptible_running_;
+  // A running preemptible job as a reclaim candidate: (-priority, start, job); the largest key
+  // is preempted first, so lowest priority, then most recently started, then larger index.
+  using VictimKey = std::tuple<std::int64_t, TimeMs, JobIndex>;
+  static VictimKey victim_key(const SchedContext& ctx, JobIndex job, TimeMs start_ms) {
+    return {-static_cast<std::int64_t>(ctx.job(job).priority()), start_ms, job};
+  }
+  std::vector<std::set<VictimKey>> preemptible_running_;
   std::vector<Entry> head_;          // per tenant: its listed head
   std::vector<char> head_listed_;    // per tenant: in heads_
   std::vector<char> within_listed_;  // per tenant: in within_heads_

@@ -174,3 +174,24 @@ TEST_CASE("drf: random runs with preemption never preempt before the earliest us
   }
   CHECK(total_preemptions > 10);
 }
+
+TEST_CASE("drf: a tie goes to the tenant whose head job was submitted first, whatever the names",
+          "[tenants][drf]") {
+  // One 2-GPU node; each tenant has one 2-GPU job of 100 s at time 0, zed's first in the trace.
+  // Both shares are 0: the tie goes to zed's job (same submit time, lower trace index) however
+  // the tenants are named or listed; it went to the tenant listed first before.
+  const Trace trace =
+      trace_from_csv("id,submit_time,gpus,duration,tenant\nz1,0,2,100,zed\na1,0,2,100,alpha\n");
+  for (const char* tenants :
+       {R"({"tenants":[{"name":"alpha","quota":1},{"name":"zed","quota":1}]})",
+        R"({"tenants":[{"name":"zed","quota":1},{"name":"alpha","quota":1}]})"}) {
+    for (const char* preempt : {"false", "true"}) {
+      INFO(tenants << " preempt=" << preempt);
+      const auto starts = start_times(
+          run_checked(trace, "1x2:A100", "drf", {{"preempt", preempt}}, with_tenants(tenants))
+              .jobs_csv);
+      CHECK(starts.at("z1") == 0);
+      CHECK(starts.at("a1") == 100);
+    }
+  }
+}

@@ -210,3 +210,29 @@ TEST_CASE(
   CHECK(borrowing.summary["wait_s"]["mean"].get<double>() <
         hard.summary["wait_s"]["mean"].get<double>());
 }
+
+TEST_CASE("quota reclaims from borrowers in Kueue's order: lowest priority first, then newest",
+          "[tenants][quota]") {
+  // One 4-GPU node. g (quota 2) runs lo (priority 0, from 0) and hi (priority 5, from 1), so it
+  // borrows a's 2 GPUs. At 10, a's job (within a's quota) reclaims 2 GPUs: lo is preempted,
+  // though hi started later (newest-first alone would preempt hi).
+  const Trace trace = trace_from_csv(
+      "id,submit_time,gpus,duration,tenant,priority\n"
+      "lo,0,2,1000,g,0\nhi,1,2,1000,g,5\na1,10,2,100,a,0\n");
+  RunOptions options;
+  options.tenants = tenants_file(R"({"tenants":[{"name":"g","quota":2},{"name":"a","quota":2}]})");
+  options.restart_overhead_ms = 0;
+  const SimulationResult result = run_checked(trace, "1x4:V100", "quota", {}, options);
+  const auto preemptions = column_by_id(result, "preemptions");
+  CHECK(preemptions.at("lo") == "1");
+  CHECK(preemptions.at("hi") == "0");
+  CHECK(start_times(result.jobs_csv).at("a1") == 10.0);
+  // Equal priorities: the newest borrower goes first, as before.
+  const Trace equal = trace_from_csv(
+      "id,submit_time,gpus,duration,tenant,priority\n"
+      "lo,0,2,1000,g,0\nhi,1,2,1000,g,0\na1,10,2,100,a,0\n");
+  const auto equal_preemptions =
+      column_by_id(run_checked(equal, "1x4:V100", "quota", {}, options), "preemptions");
+  CHECK(equal_preemptions.at("lo") == "0");
+  CHECK(equal_preemptions.at("hi") == "1");
+}
