@@ -1,7 +1,11 @@
 // The workload-inflation experiment on the bundled openb node and pod lists: FGD ranks first as
-// in the paper, the arrivals follow their contract, outputs are reproducible byte for byte, and
-// bad input is one line naming file, line, column and value, exit 2, nothing written.
+// in the paper, on the GPU nodes every placement ranks as in the paper's artifact, the arrivals
+// follow their contract, outputs are reproducible byte for byte, and bad input is one line naming
+// file, line, column and value, exit 2, nothing written.
 #include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
@@ -83,6 +87,36 @@ TEST_CASE("inflate: FGD leaves the fewest GPUs unallocated on openb over 5 seeds
     // Arrivals are the same for every placement of a seed.
     CHECK(p.tasks_arrived == point_at(result.replicates[r.seed - 42], 100).tasks_arrived);
   }
+}
+
+TEST_CASE("inflate: on openb's GPU nodes the placements rank as in the paper's artifact",
+          "[sharing]") {
+  // The artifact's expected unallocated GPUs at 100% (seeds 42-51): fgd 296.5, best-fit 443.4,
+  // gpu-packing 510.7, gpu-clustering 518.7, dot-product 582.6, random-fit 850.9. Two seeds
+  // here; gpu-packing and gpu-clustering are within 1% of each other, so only their pair is
+  // placed, not their order (docs/gpu-sharing.md has all ten seeds).
+  const SharedCluster cluster =
+      read_shared_nodes(std::string(SCHEDLAB_SOURCE_DIR) + "/traces/alibaba-openb-gpu-nodes.csv");
+  REQUIRE(cluster.nodes.size() == 1213);
+  REQUIRE(cluster.gpu_count() == 6212);
+  InflateOptions options;
+  options.seeds = {42, 43};
+  options.inflation = 1.0;
+  const auto standings =
+      inflate_standings(run_inflate(cluster, read_shared_tasks(kPods, cluster), options));
+  std::vector<std::string> order;
+  for (const auto& s : standings) order.emplace_back(shared_placement_name(s.placement));
+  REQUIRE(order.size() == 6);
+  CHECK(order[0] == "fgd");
+  CHECK(order[1] == "best-fit");
+  CHECK(std::set<std::string>{order[2], order[3]} ==
+        std::set<std::string>{"gpu-packing", "gpu-clustering"});
+  CHECK(order[4] == "dot-product");
+  CHECK(order[5] == "random-fit");
+  // FGD about 29% below best-fit (the artifact: 33%).
+  const double ratio = standings[0].unallocated_gpus.mean / standings[1].unallocated_gpus.mean;
+  CHECK(ratio > 0.6);
+  CHECK(ratio < 0.8);
 }
 
 TEST_CASE("inflate: the command's outputs are reproducible and its input errors exact",
