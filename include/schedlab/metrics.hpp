@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedlab/engine.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/observer.hpp"
 
 namespace schedlab {
@@ -75,6 +76,8 @@ class MetricsCollector : public Observer {
   nlohmann::ordered_json summary_json(const RunInfo& info) const;
   std::string jobs_csv() const;
   std::string timeseries_csv() const;
+  // Every finished (not rejected) job, for job_class_json (its names view the trace's strings).
+  std::vector<ClassedJob> classed_jobs() const;
   // timeseries.csv gains these columns after its own (the object must outlive the rendering).
   // Columns are appended in the order they were added.
   void add_series_columns(const SeriesColumns& columns) { extra_columns_.push_back(&columns); }

@@ -13,6 +13,7 @@
 #include "schedlab/cluster.hpp"
 #include "schedlab/engine.hpp"
 #include "schedlab/job.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/observer.hpp"
 #include "schedlab/run_options.hpp"
 #include "schedlab/run_progress.hpp"
@@ -32,6 +33,10 @@ struct SimulationRequest {
   bool isolated_baseline = false;
   // Called from the running thread as the run goes on (ProgressObserver); empty: not watched.
   RunProgressCallback progress;
+  // Also break the summary down by these job classes: summary.json gains "by_size",
+  // "by_duration", "by_tenant" or "by_user" (job_classes.hpp). None by default.
+  std::vector<JobClassKind> job_classes;
+  JobClassBounds class_bounds;
 };
 
 struct SimulationResult {

@@ -105,6 +105,8 @@ SweepInputs load_sweep_inputs(const SweepSpec& spec);
 struct CellOutputs {
   bool files = true;  // jobs.csv, attempts.csv, timeseries.csv
   RunProgressCallback progress;
+  std::vector<JobClassKind> job_classes;  // SimulationRequest::job_classes
+  JobClassBounds class_bounds;
 };
 
 // The simulation of one cell: its variant on its trace (arrivals scaled by its load scale) and

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
@@ -31,7 +33,54 @@ struct CompareArgs {
   bool csv = false;
   bool quiet = false;
   std::string out_dir;
+  std::vector<std::string> by;  // job-class kinds, as given
+  std::string size_classes;
+  std::string duration_classes;
 };
+
+// The columns of the job-class tables (summary keys within a class).
+constexpr std::string_view kClassMetrics[] = {"wait_s.mean", "wait_s.p95", "queued_s.mean",
+                                              "jct_s.mean", "bounded_slowdown.mean"};
+
+std::vector<JobClassKind> parse_kinds(const std::vector<std::string>& items) {
+  std::vector<JobClassKind> out;
+  for (const auto& item : items) {
+    std::string_view rest(item);
+    while (true) {
+      const auto comma = rest.find(',');
+      const std::string name(trim(rest.substr(0, comma)));
+      const auto kind = parse_job_class_kind(name);
+      if (!kind)
+        throw ConfigError(fmt::format("--by '{}': expected size, duration, tenant or user", item));
+      if (std::find(out.begin(), out.end(), *kind) == out.end()) out.push_back(*kind);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return out;
+}
+
+// A class's value of a metric ("wait_s.mean"), or nullopt for a class without jobs.
+std::optional<double> class_value(const nlohmann::ordered_json& row, std::string_view key) {
+  const auto dot = key.find('.');
+  const std::string group(key.substr(0, dot));
+  const std::string stat(key.substr(dot + 1));
+  if (!row.contains(group)) return std::nullopt;
+  return row[group][stat].get<double>();
+}
+
+// The classes of one kind that hold jobs under some policy, in class order (every policy lists
+// the same classes: the same jobs finish or are rejected whatever the policy).
+std::vector<std::string> class_labels(const std::vector<nlohmann::ordered_json>& summaries,
+                                      const std::string& key) {
+  std::vector<std::string> labels;
+  for (const auto& summary : summaries)
+    for (const auto& [label, row] : summary[key].items())
+      if (row.value("jobs", 0) > 0 &&
+          std::find(labels.begin(), labels.end(), label) == labels.end())
+        labels.push_back(label);
+  return labels;
+}
 
 // A contender's value of a compared metric: its across-seed mean (one seed: the value).
 double metric_value(const SweepGroup& group, std::string_view key) {
@@ -161,6 +210,70 @@ nlohmann::ordered_json render_json(const CompareArgs& args,
   return out;
 }
 
+std::string render_class_table(JobClassKind kind, const std::vector<Contender>& contenders,
+                               const std::vector<nlohmann::ordered_json>& summaries) {
+  const std::string key = std::string("by_") + job_class_kind_name(kind);
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> heading = {job_class_kind_name(kind), "policy", "jobs"};
+  for (const std::string_view metric : kClassMetrics) heading.emplace_back(metric);
+  cells.push_back(heading);
+  for (const auto& label : class_labels(summaries, key)) {
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      const nlohmann::ordered_json& row = summaries[i][key].contains(label)
+                                              ? summaries[i][key][label]
+                                              : nlohmann::ordered_json::object();
+      std::vector<std::string> line = {label, contenders[i].label,
+                                       fmt::format("{}", row.value("jobs", 0))};
+      for (const std::string_view metric : kClassMetrics) {
+        const auto value = class_value(row, metric);
+        line.push_back(value ? metric_value_text(catalog_metric(metric), *value) : "-");
+      }
+      cells.push_back(line);
+    }
+  }
+  std::vector<std::size_t> width(heading.size(), 0);
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out = fmt::format("\nby {}:\n", job_class_kind_name(kind));
+  for (const auto& row : cells) {
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out += c < 2 ? fmt::format("{}{:<{}}", c == 0 ? "" : "  ", row[c], width[c])
+                   : fmt::format("  {:>{}}", row[c], width[c]);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_class_csv(JobClassKind kind, const std::vector<Contender>& contenders,
+                             const std::vector<nlohmann::ordered_json>& summaries) {
+  const std::string key = std::string("by_") + job_class_kind_name(kind);
+  std::string out = "class,policy,params,jobs";
+  for (const std::string_view metric : kClassMetrics) out += fmt::format(",{}", metric);
+  out += '\n';
+  for (const auto& label : class_labels(summaries, key)) {
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      const nlohmann::ordered_json& row = summaries[i][key].contains(label)
+                                              ? summaries[i][key][label]
+                                              : nlohmann::ordered_json::object();
+      std::string params;
+      for (const auto& [k, v] : contenders[i].params)
+        params += fmt::format("{}{}={}", params.empty() ? "" : ";", k, v);
+      append_csv_field(out, label);
+      out += ',';
+      append_csv_field(out, contenders[i].policy);
+      out += ',';
+      append_csv_field(out, params);
+      out += fmt::format(",{}", row.value("jobs", 0));
+      for (const std::string_view metric : kClassMetrics) {
+        out += ',';
+        if (const auto value = class_value(row, metric)) out += fixed(*value, 6);
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Action add_compare_command(CLI::App& app) {
@@ -177,8 +290,17 @@ Action add_compare_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", args->quiet, "no progress line on a terminal's stderr");
   cmd->add_option("-o,--out", args->out_dir,
                   "also write compare.csv, compare.json and each policy's outputs under "
-                  "DIR/<policy>/")
+                  "DIR/<policy>/ (with --by, compare-by-KIND.csv too)")
       ->check(non_empty_output_path());
+  cmd->add_option("--by", args->by,
+                  "size|duration|tenant|user[,...]: also compare per job class (GPU count, "
+                  "work, tenant, user): who wins and who pays (repeatable)");
+  cmd->add_option("--size-classes", args->size_classes,
+                  "--by size: upper GPU bounds of the classes but the last (default 1,4,8: "
+                  "1, 2-4, 5-8, 9+)");
+  cmd->add_option("--duration-classes", args->duration_classes,
+                  "--by duration: upper work bounds of the classes but the last (default "
+                  "10m,1h,6h,1d)");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     if (args->policies.empty()) {
@@ -186,6 +308,13 @@ Action add_compare_command(CLI::App& app) {
         args->policies += (args->policies.empty() ? "" : ",") + info.name;
     }
     const std::vector<Contender> contenders = parse_contenders(*args);
+    const std::vector<JobClassKind> kinds = parse_kinds(args->by);
+    JobClassBounds bounds;
+    if (!args->size_classes.empty())
+      bounds.size_upper = parse_size_bounds("--size-classes", args->size_classes);
+    if (!args->duration_classes.empty())
+      bounds.duration_upper_ms =
+          parse_duration_bounds("--duration-classes", args->duration_classes);
     // A one-axis sweep over the policies: one trace, one cluster, one seed, load as traced.
     SweepSpec spec;
     spec.source = "command line";
@@ -229,6 +358,8 @@ Action add_compare_command(CLI::App& app) {
     auto work = [&](const SweepCell& cell) {
       CellOutputs outputs;
       outputs.files = !args->out_dir.empty();
+      outputs.job_classes = kinds;
+      outputs.class_bounds = bounds;
       if (status.enabled())
         outputs.progress = [&status, &cell, &contenders](const RunProgress& p) {
           status.show(fmt::format("[{}/{}] {}: {}", cell.index + 1, contenders.size(),
@@ -265,8 +396,17 @@ Action add_compare_command(CLI::App& app) {
 
     const std::string csv = render_csv(contenders, groups);
     const std::string json = json_text(render_json(*args, contenders, groups, summaries), 2) + "\n";
-    if (!args->out_dir.empty())
-      write_files_atomically(args->out_dir, {{"compare.csv", csv}, {"compare.json", json}});
+    std::vector<std::pair<std::string, std::string>> class_csvs;
+    class_csvs.reserve(kinds.size());
+    for (const JobClassKind kind : kinds)
+      class_csvs.emplace_back(fmt::format("compare-by-{}.csv", job_class_kind_name(kind)),
+                              render_class_csv(kind, contenders, summaries));
+    if (!args->out_dir.empty()) {
+      std::vector<std::pair<std::string, std::string_view>> files = {{"compare.csv", csv},
+                                                                     {"compare.json", json}};
+      for (const auto& [name, text] : class_csvs) files.emplace_back(name, text);
+      write_files_atomically(args->out_dir, files);
+    }
     std::string shown;
     if (args->json) {
       shown = json;
@@ -276,6 +416,8 @@ Action add_compare_command(CLI::App& app) {
       shown = fmt::format("trace {} ({} jobs) on cluster {}, placement {}\n", trace.path,
                           trace.jobs.size(), args->sim.cluster, spec.options.placement) +
               render_table(contenders, groups);
+      for (const JobClassKind kind : kinds)
+        shown += render_class_table(kind, contenders, summaries);
     }
     std::fwrite(shown.data(), 1, shown.size(), stdout);
     return kExitOk;

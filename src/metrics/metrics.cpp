@@ -457,6 +457,23 @@ nlohmann::ordered_json MetricsCollector::options_json() const {
   return out;
 }
 
+std::vector<ClassedJob> MetricsCollector::classed_jobs() const {
+  SCHEDLAB_ASSERT(ctx_ != nullptr, "jobs classed after a run");
+  const Trace& trace = ctx_->trace();
+  std::vector<ClassedJob> out;
+  out.reserve(trace.jobs.size());
+  for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
+    const JobSpec& spec = trace.jobs[j];
+    const JobState& s = ctx_->state(j);
+    if (s.status == JobStatus::kRejected) continue;
+    out.push_back({spec.gpus, spec.duration_ms, trace.strings.str(spec.tenant),
+                   trace.strings.str(spec.user), seconds(s.first_start_ms - spec.submit_ms),
+                   seconds(queued_ms(spec, s)), seconds(s.finish_ms - spec.submit_ms),
+                   bounded_slowdown(spec, s)});
+  }
+  return out;
+}
+
 std::string MetricsCollector::jobs_csv() const {
   SCHEDLAB_ASSERT(ctx_ != nullptr, "jobs.csv rendered after a run");
   const Trace& trace = ctx_->trace();

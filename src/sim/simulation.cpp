@@ -72,6 +72,12 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
       rho.push_back(isolated.rho);
     tenant_metrics->set_finish_time_fairness(std::move(rho));
   }
+  if (!request.job_classes.empty()) {
+    const std::vector<ClassedJob> jobs = metrics.classed_jobs();
+    for (const JobClassKind kind : request.job_classes)
+      result.summary[std::string("by_") + job_class_kind_name(kind)] =
+          job_class_json(jobs, kind, request.class_bounds);
+  }
   if (sharing_metrics) result.summary["sharing"] = sharing_metrics->summary_json();
   if (tenant_metrics) {
     result.summary["tenants"] = tenant_metrics->tenants_json();

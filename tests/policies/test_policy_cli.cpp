@@ -108,3 +108,58 @@ TEST_CASE("schedlab compare prints a table, JSON and CSV of the same runs", "[po
   CHECK(read_text(out_dir + "/las/summary.json").empty());  // not compared
   CHECK(read_text(out_dir + "/easy-backfill/jobs.csv").find("\nd,3.000,1,") != std::string::npos);
 }
+
+TEST_CASE("schedlab compare --by: who wins and who pays, per job class", "[policies][cli]") {
+  // The trace above on 1x4: FIFO waits a 0, b 99, c 198, d 297; EASY backfills d (1 GPU, 300 s)
+  // at once and c waits 301. Classes by size: "1" holds d, "2-4" holds a (3), b (2), c (4).
+  const std::string trace = write_trace(kTrace);
+  const std::string dir = fresh_temp_dir("compare-by");
+  const std::string base = cli() + " compare --trace " + trace +
+                           " --cluster 1x4 --reproducible -q --policies fifo,easy-backfill";
+  const auto json_run = run_command(base + " --by size,duration --duration-classes 200s --json");
+  INFO(json_run.err);
+  REQUIRE(json_run.exit_code == 0);
+  const auto json = nlohmann::json::parse(json_run.out);
+  const auto& fifo = json["runs"][0]["summary"];
+  const auto& easy = json["runs"][1]["summary"];
+  CHECK(fifo["by_size"]["1"]["jobs"] == 1);
+  CHECK(fifo["by_size"]["1"]["wait_s"]["mean"].get<double>() == 297.0);
+  CHECK(fifo["by_size"]["2-4"]["jobs"] == 3);
+  CHECK(fifo["by_size"]["2-4"]["wait_s"]["mean"].get<double>() == 99.0);
+  CHECK(fifo["by_size"]["5-8"]["jobs"] == 0);
+  CHECK_FALSE(fifo["by_size"]["5-8"].contains("wait_s"));
+  // EASY: the 1-GPU job wins (0 s), the larger ones pay ((0 + 99 + 301) / 3).
+  CHECK(easy["by_size"]["1"]["wait_s"]["mean"].get<double>() == 0.0);
+  CHECK(easy["by_size"]["2-4"]["wait_s"]["mean"].get<double>() == Approx(133.333).margin(1e-3));
+  // Work bounds given: a, b and c (100 s) are "<=200s", d (300 s) is ">200s".
+  CHECK(easy["by_duration"]["<=200s"]["jobs"] == 3);
+  CHECK(easy["by_duration"][">200s"]["wait_s"]["mean"].get<double>() == 0.0);
+  CHECK(fifo["by_duration"][">200s"]["bounded_slowdown"]["mean"].get<double>() ==
+        Approx(597.0 / 300.0).margin(1e-6));
+
+  // The table lists the classes that hold jobs, a row per policy; -o writes the same as CSV.
+  const auto table = run_command(base + " --by size -o " + dir + "/out");
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("by size:") != std::string::npos);
+  CHECK(table.out.find("5-8") == std::string::npos);
+  CHECK(read_text(dir + "/out/compare-by-size.csv") ==
+        "class,policy,params,jobs,wait_s.mean,wait_s.p95,queued_s.mean,jct_s.mean,"
+        "bounded_slowdown.mean\n"
+        "1,fifo,,1,297.000000,297.000000,297.000000,597.000000,1.990000\n"
+        "1,easy-backfill,,1,0.000000,0.000000,0.000000,300.000000,1.000000\n"
+        "2-4,fifo,,3,99.000000,188.100000,99.000000,199.000000,1.990000\n"
+        "2-4,easy-backfill,,3,133.333000,280.800000,133.333000,233.333000,2.333333\n");
+
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--by size,colour", "--by 'size,colour': expected size, duration, tenant or user\n"},
+           {"--by size --size-classes 4,2",
+            "--size-classes '4,2': expected strictly ascending bounds\n"},
+           {"--by duration --duration-classes 1h,x",
+            "--duration-classes '1h,x': expected times > 0 (seconds, or with a unit: 90s, 30m, "
+            "12h, 2d) separated by ',', got 'x'\n"}}) {
+    const auto bad = run_command(base + " " + flags);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err == message);
+    CHECK(bad.out.empty());
+  }
+}

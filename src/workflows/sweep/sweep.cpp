@@ -618,6 +618,8 @@ SimulationResult simulate_cell(const SweepSpec& spec, const SweepInputs& inputs,
   SimulationRequest request;
   request.files = outputs.files;
   request.progress = outputs.progress;
+  request.job_classes = outputs.job_classes;
+  request.class_bounds = outputs.class_bounds;
   request.policy = spec.variants[cell.variant].policy;
   request.params = spec.variants[cell.variant].params;
   request.options = spec.options;
