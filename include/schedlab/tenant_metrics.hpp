@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -57,6 +58,8 @@ class TenantMetrics final : public Observer, public SeriesColumns {
     double gpu_hours = 0;
     double received_share = 0;
     double waited_under_entitlement_share = 0;
+    double waited_under_entitlement_s = 0;
+    double entitlement_deficit_gpu_h = 0;
     bool finished_jobs = false;  // at least one job completed or was killed
   };
   std::vector<Figures> figures() const;
@@ -67,8 +70,15 @@ class TenantMetrics final : public Observer, public SeriesColumns {
     std::int64_t queued_jobs = 0;
     std::int64_t busy_gpus = 0;
     TimeMs changed_ms = 0;
-    TimeMs waiting_ms = 0;        // time with at least one job queued
-    TimeMs waiting_under_ms = 0;  // ... while holding fewer GPUs than its entitlement
+    std::int64_t queued_gpus = 0;                       // GPUs its queued jobs ask for
+    std::map<std::int64_t, std::int64_t> queued_sizes;  // queued jobs by GPU count
+    TimeMs waiting_ms = 0;                              // time with at least one job queued
+    // ... while one of its queued jobs would fit within its entitlement (held + job's GPUs <=
+    // entitled GPUs): the time it waited below what it is owed
+    TimeMs waiting_under_ms = 0;
+    // Integral of max(0, min(held + queued GPUs, entitled GPUs) - held): GPU-ms it was owed
+    // and asked for but did not hold.
+    double deficit_gpu_ms = 0;
     std::vector<std::pair<std::uint64_t, double>> series;  // (row, busy GPU-ms), rows ascending
   };
   void integrate(TenantIndex tenant, TimeMs now_ms);

@@ -133,9 +133,15 @@ constexpr MetricInfo kCatalog[] = {
      "the tenant's GPU-time / all tenants' GPU-time", 4},
     {"tenants.*.waited_under_entitlement_share", "fraction", D::kLowerIsBetter,
      "waited under entitlement",
-     "of the time the tenant's jobs waited, the share in which it held fewer GPUs than its "
-     "entitled share of the cluster",
+     "of the time the tenant had jobs queued, the share in which one of them would have fit "
+     "within its entitled share of the cluster beside what it held",
      4},
+    {"tenants.*.waited_under_entitlement_s", "s", D::kLowerIsBetter, "waited under entitlement",
+     "time in which one of the tenant's queued jobs would have fit within its entitled share "
+     "beside what it held",
+     1},
+    {"tenants.*.entitlement_deficit_gpu_h", "GPU-h", D::kLowerIsBetter, "entitlement deficit",
+     "integral of max(0, min(held + queued GPUs, entitled GPUs) - held)", 2},
     {"tenants.*.finish_time_fairness", "ratio", D::kLowerIsBetter, "finish-time fairness",
      "the tenant's mean JCT / its mean JCT alone on its entitled partition (with "
      "--isolated-baseline)",
@@ -145,6 +151,8 @@ constexpr MetricInfo kCatalog[] = {
      "Jain's index of received / entitled share over tenants with jobs (1 = fair)", 4},
     {"fairness.worst_mean_bounded_slowdown", "ratio", D::kLowerIsBetter,
      "worst tenant's mean bounded slowdown", "the largest mean bounded slowdown of a tenant", 3},
+    {"fairness.entitlement_deficit_gpu_h", "GPU-h", D::kLowerIsBetter, "entitlement deficit",
+     "the tenants' entitlement deficits summed", 2},
     {"fairness.wait_max_min_ratio", "ratio", D::kLowerIsBetter, "max/min mean wait",
      "largest / smallest mean wait of a tenant (null when the smallest is 0 and the largest "
      "is not)",

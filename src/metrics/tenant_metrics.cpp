@@ -44,9 +44,14 @@ void TenantMetrics::integrate(TenantIndex tenant, TimeMs now_ms) {
   a.changed_ms = now_ms;
   if (now_ms <= from_ms) return;
   if (a.queued_jobs > 0) {
-    a.waiting_ms += now_ms - from_ms;
-    if (static_cast<double>(a.busy_gpus) < entitled_gpus_[tenant])
-      a.waiting_under_ms += now_ms - from_ms;
+    const TimeMs span_ms = now_ms - from_ms;
+    const double entitled = entitled_gpus_[tenant];
+    const auto held = static_cast<double>(a.busy_gpus);
+    a.waiting_ms += span_ms;
+    if (held + static_cast<double>(a.queued_sizes.begin()->first) <= entitled)
+      a.waiting_under_ms += span_ms;
+    const double owed = std::min(held + static_cast<double>(a.queued_gpus), entitled) - held;
+    if (owed > 0) a.deficit_gpu_ms += owed * static_cast<double>(span_ms);
   }
   if (!keep_series_ || a.busy_gpus == 0) return;
   // Rows are aligned to multiples of the interval from time 0, as in MetricsCollector.
@@ -66,11 +71,23 @@ void TenantMetrics::on_job(const RunView& ctx, JobIndex job, JobTransition what)
   const TenantIndex tenant = ctx.tenants().of_job(job);
   integrate(tenant, ctx.now());
   Account& a = accounts_[tenant];
+  const std::int64_t gpus = ctx.trace().jobs[job].gpus;
   switch (what) {
     case JobTransition::kSubmitted:
     case JobTransition::kPreempted:
-    case JobTransition::kFailed: ++a.queued_jobs; break;
-    case JobTransition::kStarted: --a.queued_jobs; break;
+    case JobTransition::kFailed:
+      ++a.queued_jobs;
+      a.queued_gpus += gpus;
+      ++a.queued_sizes[gpus];
+      break;
+    case JobTransition::kStarted: {
+      --a.queued_jobs;
+      a.queued_gpus -= gpus;
+      const auto it = a.queued_sizes.find(gpus);
+      SCHEDLAB_ASSERT(it != a.queued_sizes.end(), "a starting job was queued");
+      if (--it->second == 0) a.queued_sizes.erase(it);
+      break;
+    }
     case JobTransition::kRejected:
     case JobTransition::kCompleted:
     case JobTransition::kWalltimeReached: break;
@@ -133,6 +150,8 @@ std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
     f.waited_under_entitlement_share = a.waiting_ms > 0 ? static_cast<double>(a.waiting_under_ms) /
                                                               static_cast<double>(a.waiting_ms)
                                                         : 0.0;
+    f.waited_under_entitlement_s = seconds(a.waiting_under_ms);
+    f.entitlement_deficit_gpu_h = a.deficit_gpu_ms / kMsPerHour;
   }
   return out;
 }
@@ -163,6 +182,8 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
     entry["entitled_share"] = round_to(tenant.entitled_share, 6);
     entry["received_share"] = round_to(f.received_share, 6);
     entry["waited_under_entitlement_share"] = round_to(f.waited_under_entitlement_share, 6);
+    entry["waited_under_entitlement_s"] = round_to(f.waited_under_entitlement_s, 3);
+    entry["entitlement_deficit_gpu_h"] = round_to(f.entitlement_deficit_gpu_h, 6);
     if (rho_set_) {
       if (rho_[t])
         entry["finish_time_fairness"] = round_to(*rho_[t], 6);
@@ -206,6 +227,9 @@ nlohmann::ordered_json TenantMetrics::fairness_json() const {
       sum_squares > 0 ? round_to(sum * sum / (static_cast<double>(counted) * sum_squares), 6) : 1.0;
   out["worst_mean_bounded_slowdown"] = round_to(worst_slowdown, 6);
   out["worst_tenant"] = worst_tenant;
+  double deficit_gpu_h = 0;
+  for (const Figures& f : all) deficit_gpu_h += f.entitlement_deficit_gpu_h;
+  out["entitlement_deficit_gpu_h"] = round_to(deficit_gpu_h, 6);
   // Mean waits of 0 s make the ratio unbounded: null then (1 when every mean wait is 0).
   if (worst_tenant.empty() || most_wait == 0)
     out["wait_max_min_ratio"] = 1.0;
@@ -231,7 +255,8 @@ std::string TenantMetrics::tenants_csv() const {
   std::string out =
       "tenant,cohort,quota_gpus,weight,entitled_share,jobs,completed,rejected,wait_mean_s,"
       "wait_p95_s,wait_max_s,jct_mean_s,bounded_slowdown_mean,gpu_hours,received_share,"
-      "waited_under_entitlement_share,finish_time_fairness\n";
+      "waited_under_entitlement_share,waited_under_entitlement_s,entitlement_deficit_gpu_h,"
+      "finish_time_fairness\n";
   for (TenantIndex t = 0; t < table.size(); ++t) {
     const Tenant& tenant = table.tenant(t);
     const Figures& f = all[t];
@@ -257,6 +282,10 @@ std::string TenantMetrics::tenants_csv() const {
       out.push_back(',');
       append_fixed(out, v, 6);
     }
+    out.push_back(',');
+    append_fixed(out, f.waited_under_entitlement_s, 3);
+    out.push_back(',');
+    append_fixed(out, f.entitlement_deficit_gpu_h, 6);
     out.push_back(',');  // empty without an isolated baseline, or when undefined
     if (rho_set_ && rho_[t]) append_fixed(out, *rho_[t], 6);
     out.push_back('\n');

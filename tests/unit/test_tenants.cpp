@@ -434,3 +434,36 @@ TEST_CASE("every policy that ignores tenants schedules the same with --tenants",
   }
   CHECK(compared >= 7);
 }
+
+TEST_CASE("waited under entitlement counts only waits a job could fit; entitlement deficit",
+          "[tenants]") {
+  // 1 node x 4 GPUs, three tenants of weight 1: each is entitled to 4/3 GPUs. a holds all 4
+  // over [0, 100). b queues a 3-GPU job from 10, c a 1-GPU job from 20; both start at 100.
+  // b's job could never fit within 4/3 GPUs: it waited 90 s, none of it under its entitlement
+  // (the rule before counted all 90 s, as b held less than its share). c's job fits: 80 s.
+  // Deficits: b min(0 + 3, 4/3) x 90 s = 120 GPU-s, c min(0 + 1, 4/3) x 80 s = 80 GPU-s.
+  RunOptions options;
+  options.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec(write_file(
+      "t.json", R"({"tenants":[{"name":"a","quota":1,"weight":1},)"
+                R"({"name":"b","quota":1,"weight":1},{"name":"c","quota":1,"weight":1}]})")));
+  const SimulationResult result =
+      run_checked(trace_from_csv("id,submit_time,gpus,duration,tenant\na1,0,4,100,a\nb1,10,3,50,b\n"
+                                 "c1,20,1,50,c\n"),
+                  "1x4:V100", "fifo", {}, options);
+  const auto& tenants = result.summary["tenants"];
+  CHECK(tenants["b"]["waited_under_entitlement_s"].get<double>() == 0.0);
+  CHECK(tenants["b"]["waited_under_entitlement_share"].get<double>() == 0.0);
+  CHECK(tenants["b"]["entitlement_deficit_gpu_h"].get<double>() ==
+        Approx(120.0 / 3600).margin(1e-6));
+  CHECK(tenants["c"]["waited_under_entitlement_s"].get<double>() == 80.0);
+  CHECK(tenants["c"]["waited_under_entitlement_share"].get<double>() == 1.0);
+  CHECK(tenants["c"]["entitlement_deficit_gpu_h"].get<double>() ==
+        Approx(80.0 / 3600).margin(1e-6));
+  CHECK(tenants["a"]["entitlement_deficit_gpu_h"].get<double>() == 0.0);
+  CHECK(result.summary["fairness"]["entitlement_deficit_gpu_h"].get<double>() ==
+        Approx(200.0 / 3600).margin(1e-6));
+  const auto rows = csv_rows(result.tenants_csv);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[3][16] == "80.000");    // c's waited_under_entitlement_s
+  CHECK(rows[3][17] == "0.022222");  // c's entitlement_deficit_gpu_h
+}
