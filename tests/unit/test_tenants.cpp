@@ -435,7 +435,7 @@ TEST_CASE("every policy that ignores tenants schedules the same with --tenants",
   CHECK(compared >= 7);
 }
 
-TEST_CASE("waited under entitlement counts only waits a job could fit; entitlement deficit",
+TEST_CASE("waited under entitlement counts only waits a job could fit, and the entitlement deficit",
           "[tenants]") {
   // 1 node x 4 GPUs, three tenants of weight 1: each is entitled to 4/3 GPUs. a holds all 4
   // over [0, 100). b queues a 3-GPU job from 10, c a 1-GPU job from 20; both start at 100.
