@@ -1,7 +1,10 @@
 // TenantMetrics: an observer of who waits. Per tenant: jobs, waits, completion times, bounded
-// slowdowns, GPU-hours received against the entitled share, and how long its jobs waited while
-// it held less than its entitlement; across tenants: Jain's index of received / entitled share,
-// the worst tenant's mean bounded slowdown and the max/min ratio of mean waits. It renders the
+// slowdowns, GPU-hours received against the entitled share, how long its jobs waited while it
+// held less than its entitlement, and its demand-aware share (GPU time received against its
+// weighted max-min fair allocation given every tenant's demand, while jobs wait); across
+// tenants: Jain's index and the minimum of the demand-aware shares, Jain's index of whole-run
+// received / entitled shares, the worst tenant's mean bounded slowdown and the max/min ratio of
+// mean waits. It renders the
 // summary's `tenants` and `fairness` objects, tenants.csv and per-tenant GPU columns of
 // timeseries.csv. Definitions: docs/tenants.md.
 #pragma once
@@ -15,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedlab/demand_share.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/observer.hpp"
 
@@ -60,6 +64,11 @@ class TenantMetrics final : public Observer, public SeriesColumns {
     double waited_under_entitlement_share = 0;
     double waited_under_entitlement_s = 0;
     double entitlement_deficit_gpu_h = 0;
+    // While some job waits: its weighted max-min fair allocation and what it held, and their
+    // ratio (unset when the allocation is 0: nothing owed, no share to speak of).
+    double demand_fair_gpu_h = 0;
+    double demand_received_gpu_h = 0;
+    std::optional<double> demand_share;
     bool finished_jobs = false;  // at least one job completed or was killed
   };
   std::vector<Figures> figures() const;
@@ -84,6 +93,9 @@ class TenantMetrics final : public Observer, public SeriesColumns {
   void integrate(TenantIndex tenant, TimeMs now_ms);
 
   bool keep_series_ = true;
+  std::int64_t queued_jobs_ = 0;  // across tenants
+  std::optional<DemandShare> demand_share_;
+  std::vector<DemandShare::Totals> demand_totals_;  // per tenant, after on_end
   const RunView* ctx_ = nullptr;
   TimeMs interval_ms_ = 300'000;
   std::vector<Account> accounts_;

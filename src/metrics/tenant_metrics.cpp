@@ -36,6 +36,11 @@ void TenantMetrics::on_begin(const RunView& ctx) {
     entitled_gpus_.push_back(tenant.entitled_share *
                              static_cast<double>(ctx.cluster().total_gpus()));
   series_cursor_.assign(table.size(), 0);
+  queued_jobs_ = 0;
+  std::vector<double> weights;
+  for (const auto& tenant : table.tenants()) weights.push_back(tenant.entitled_share);
+  demand_share_.emplace(ctx.cluster().total_gpus(), std::move(weights));
+  demand_totals_.clear();
 }
 
 void TenantMetrics::integrate(TenantIndex tenant, TimeMs now_ms) {
@@ -77,11 +82,13 @@ void TenantMetrics::on_job(const RunView& ctx, JobIndex job, JobTransition what)
     case JobTransition::kPreempted:
     case JobTransition::kFailed:
       ++a.queued_jobs;
+      ++queued_jobs_;
       a.queued_gpus += gpus;
       ++a.queued_sizes[gpus];
       break;
     case JobTransition::kStarted: {
       --a.queued_jobs;
+      --queued_jobs_;
       a.queued_gpus -= gpus;
       const auto it = a.queued_sizes.find(gpus);
       SCHEDLAB_ASSERT(it != a.queued_sizes.end(), "a starting job was queued");
@@ -94,6 +101,7 @@ void TenantMetrics::on_job(const RunView& ctx, JobIndex job, JobTransition what)
   }
   SCHEDLAB_ASSERT(a.queued_jobs >= 0, "a tenant never has fewer than 0 queued jobs");
   a.busy_gpus = ctx.tenant_usage().busy_gpus(tenant);
+  demand_share_->record(ctx.now(), tenant, a.busy_gpus + a.queued_gpus, a.busy_gpus, queued_jobs_);
 }
 
 void TenantMetrics::on_end(const RunView& ctx) {
@@ -102,6 +110,7 @@ void TenantMetrics::on_end(const RunView& ctx) {
     SCHEDLAB_ASSERT(accounts_[tenant].queued_jobs == 0 && accounts_[tenant].busy_gpus == 0,
                     "every tenant's jobs have ended when the run ends");
   }
+  demand_totals_ = demand_share_->totals(ctx.now());
 }
 
 std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
@@ -152,6 +161,12 @@ std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
                                                         : 0.0;
     f.waited_under_entitlement_s = seconds(a.waiting_under_ms);
     f.entitlement_deficit_gpu_h = a.deficit_gpu_ms / kMsPerHour;
+    if (t < demand_totals_.size()) {
+      const DemandShare::Totals& d = demand_totals_[t];
+      f.demand_fair_gpu_h = d.fair_gpu_ms / kMsPerHour;
+      f.demand_received_gpu_h = d.received_gpu_ms / kMsPerHour;
+      if (d.fair_gpu_ms > 0) f.demand_share = d.received_gpu_ms / d.fair_gpu_ms;
+    }
   }
   return out;
 }
@@ -184,6 +199,12 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
     entry["waited_under_entitlement_share"] = round_to(f.waited_under_entitlement_share, 6);
     entry["waited_under_entitlement_s"] = round_to(f.waited_under_entitlement_s, 3);
     entry["entitlement_deficit_gpu_h"] = round_to(f.entitlement_deficit_gpu_h, 6);
+    entry["demand_fair_gpu_h"] = round_to(f.demand_fair_gpu_h, 6);
+    entry["demand_received_gpu_h"] = round_to(f.demand_received_gpu_h, 6);
+    if (f.demand_share)
+      entry["demand_share"] = round_to(*f.demand_share, 6);
+    else
+      entry["demand_share"] = nullptr;
     if (rho_set_) {
       if (rho_[t])
         entry["finish_time_fairness"] = round_to(*rho_[t], 6);
@@ -221,9 +242,34 @@ nlohmann::ordered_json TenantMetrics::fairness_json() const {
     most_wait = std::max(most_wait, f.wait_mean_s);
     least_wait = std::min(least_wait, f.wait_mean_s);
   }
+  // Jain's index and minimum of the demand-aware shares, over the tenants owed GPUs while jobs
+  // waited (those of a positive weight that asked for GPUs then).
+  double demand_sum = 0;
+  double demand_sum_squares = 0;
+  std::size_t demand_counted = 0;
+  std::optional<double> demand_min;
+  for (const Figures& f : all) {
+    if (!f.demand_share) continue;
+    demand_sum += *f.demand_share;
+    demand_sum_squares += *f.demand_share * *f.demand_share;
+    ++demand_counted;
+    demand_min = std::min(demand_min.value_or(*f.demand_share), *f.demand_share);
+  }
   nlohmann::ordered_json out;
   out["tenants"] = table.size();
-  out["jain_index"] =
+  if (demand_counted == 0) {  // no job ever waited: every tenant had what it asked for
+    out["demand_share_jain"] = 1.0;
+    out["demand_share_min"] = nullptr;
+  } else {
+    out["demand_share_jain"] =
+        demand_sum_squares > 0
+            ? round_to(demand_sum * demand_sum /
+                           (static_cast<double>(demand_counted) * demand_sum_squares),
+                       6)
+            : 1.0;
+    out["demand_share_min"] = round_to(*demand_min, 6);
+  }
+  out["whole_run_share_jain"] =
       sum_squares > 0 ? round_to(sum * sum / (static_cast<double>(counted) * sum_squares), 6) : 1.0;
   out["worst_mean_bounded_slowdown"] = round_to(worst_slowdown, 6);
   out["worst_tenant"] = worst_tenant;
@@ -256,7 +302,7 @@ std::string TenantMetrics::tenants_csv() const {
       "tenant,cohort,quota_gpus,weight,entitled_share,jobs,completed,rejected,wait_mean_s,"
       "wait_p95_s,wait_max_s,jct_mean_s,bounded_slowdown_mean,gpu_hours,received_share,"
       "waited_under_entitlement_share,waited_under_entitlement_s,entitlement_deficit_gpu_h,"
-      "finish_time_fairness\n";
+      "demand_fair_gpu_h,demand_received_gpu_h,demand_share,finish_time_fairness\n";
   for (TenantIndex t = 0; t < table.size(); ++t) {
     const Tenant& tenant = table.tenant(t);
     const Figures& f = all[t];
@@ -286,6 +332,12 @@ std::string TenantMetrics::tenants_csv() const {
     append_fixed(out, f.waited_under_entitlement_s, 3);
     out.push_back(',');
     append_fixed(out, f.entitlement_deficit_gpu_h, 6);
+    for (const double v : {f.demand_fair_gpu_h, f.demand_received_gpu_h}) {
+      out.push_back(',');
+      append_fixed(out, v, 6);
+    }
+    out.push_back(',');  // empty when nothing was owed while jobs waited
+    if (f.demand_share) append_fixed(out, *f.demand_share, 6);
     out.push_back(',');  // empty without an isolated baseline, or when undefined
     if (rho_set_ && rho_[t]) append_fixed(out, *rho_[t], 6);
     out.push_back('\n');

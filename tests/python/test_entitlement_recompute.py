@@ -1,8 +1,10 @@
 """Entitlement figures recomputed independently (tests/tools/recompute_entitlement.py) from a
 run's jobs.csv and attempts.csv agree with summary.json for every tenant, under policies that
-preempt (quota with reclaim, drf with preemption), that queue (fifo) and that share (fair-share);
+preempt (quota with reclaim, drf with preemption), that queue (fifo) and that share (fair-share),
+demand-aware shares included;
 and, on the Philly 2017 study when the shared traces are present, with docs/tenants.md."""
 import importlib.util
+import json
 import pathlib
 
 import pytest
@@ -41,6 +43,7 @@ def test_entitlement_figures_match_an_independent_recomputation(tmp_path, policy
     assert mismatches == []
     # The run queues: some tenant waited under its entitlement and was owed GPUs.
     assert sum(f["entitlement_deficit_gpu_h"] for f in figures.values()) > 0
+    assert any(f["demand_share"] is not None and f["demand_share"] < 1 for f in figures.values())
 
 
 STUDY_VCS = "6214e9,7f04ca,11cb48,b436b2,ee9e8c,e13805,6c71a0,2869ce,ed69ec,103959,0e4a51"
@@ -73,7 +76,13 @@ def test_philly_2017_study_figures_in_docs_are_recomputed_independently(tmp_path
         under_h = sum(f["waited_under_entitlement_s"] for f in figures.values()) / 3600
         deficit = sum(f["entitlement_deficit_gpu_h"] for f in figures.values())
         share = max(f["waited_under_entitlement_share"] for f in figures.values())
+        jain, least = recompute_entitlement.demand_share_index(figures)
+        summary = json.loads((out / "summary.json").read_text())
+        assert abs(summary["fairness"]["demand_share_jain"] - jain) < 1e-6, label
+        assert abs(summary["fairness"]["demand_share_min"] - least) < 1e-6, label
         cells = table[label]
         assert cells[6] == f"{share:.3f}", label
         assert cells[7] == f"{under_h:,.0f} h", label
         assert cells[8] == f"{deficit:,.0f} GPU-h", label
+        assert cells[9] == f"{jain:.3f}", label
+        assert cells[10] == f"{least:.3f}", label

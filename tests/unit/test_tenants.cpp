@@ -277,7 +277,8 @@ TEST_CASE("per-tenant metrics: tenants.csv agrees with jobs.csv, Jain's index re
     squares += x * x;
   }
   const double jain = sum * sum / (3 * squares);
-  CHECK(result.summary["fairness"]["jain_index"].get<double>() == Approx(jain).margin(1e-6));
+  CHECK(result.summary["fairness"]["whole_run_share_jain"].get<double>() ==
+        Approx(jain).margin(1e-6));
   CHECK(jain < 1.0);
   CHECK(result.summary["fairness"]["tenants"].get<int>() == 3);
   CHECK(result.summary["tenants"]["t1"]["quota_gpus"].get<int>() == 16);
