@@ -35,6 +35,10 @@ class CsvReader {
 
 std::string_view trim(std::string_view text);
 
+// The parts of `text` between `separator`s, untrimmed, empty ones kept ("a,,b" has three; a text
+// without the separator is one part). Views into `text`.
+std::vector<std::string_view> split_on(std::string_view text, char separator);
+
 // Strict parsers: the whole (trimmed) text must be the number. nullopt otherwise.
 std::optional<std::int64_t> parse_int(std::string_view text);
 std::optional<double> parse_double(std::string_view text);

@@ -45,16 +45,11 @@ constexpr std::string_view kClassMetrics[] = {"wait_s.mean", "wait_s.p95", "queu
 std::vector<JobClassKind> parse_kinds(const std::vector<std::string>& items) {
   std::vector<JobClassKind> out;
   for (const auto& item : items) {
-    std::string_view rest(item);
-    while (true) {
-      const auto comma = rest.find(',');
-      const std::string name(trim(rest.substr(0, comma)));
-      const auto kind = parse_job_class_kind(name);
+    for (const std::string_view part : split_on(item, ',')) {
+      const auto kind = parse_job_class_kind(std::string(trim(part)));
       if (!kind)
         throw ConfigError(fmt::format("--by '{}': expected size, duration, tenant or user", item));
       if (std::find(out.begin(), out.end(), *kind) == out.end()) out.push_back(*kind);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
     }
   }
   return out;
@@ -97,10 +92,8 @@ struct Contender {
 
 std::vector<Contender> parse_contenders(const CompareArgs& args) {
   std::vector<Contender> out;
-  std::string_view rest(args.policies);
-  while (true) {
-    const auto comma = rest.find(',');
-    const std::string name(trim(rest.substr(0, comma)));
+  for (const std::string_view part : split_on(args.policies, ',')) {
+    const std::string name(trim(part));
     if (name.empty())
       throw ConfigError(
           fmt::format("--policies '{}': expected comma-separated policy names", args.policies));
@@ -108,8 +101,6 @@ std::vector<Contender> parse_contenders(const CompareArgs& args) {
       throw ConfigError(
           fmt::format("--policies '{}': policy '{}' is listed twice", args.policies, name));
     out.push_back({name, {}, name});
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
   }
   std::map<std::string, std::vector<std::string>> items;
   for (const auto& item : args.params) {

@@ -29,14 +29,8 @@ std::string duration_text(TimeMs ms) {
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> parts;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', begin);
-    parts.emplace_back(trim(std::string_view(text).substr(
-        begin, comma == std::string::npos ? std::string::npos : comma - begin)));
-    if (comma == std::string::npos) return parts;
-    begin = comma + 1;
-  }
+  for (const std::string_view part : split_on(text, ',')) parts.emplace_back(trim(part));
+  return parts;
 }
 
 template <typename T>

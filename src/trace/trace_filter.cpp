@@ -51,14 +51,9 @@ bool time_with_unit_too_large(std::string_view text) {
 namespace {
 
 void split_list(std::string_view text, std::vector<std::string>& out) {
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view item = trim(text.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+  for (const std::string_view part : split_on(text, ',')) {
+    const std::string_view item = trim(part);
     if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
   }
 }
 

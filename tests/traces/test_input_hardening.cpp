@@ -301,3 +301,11 @@ TEST_CASE("a gzip input stops at the absolute cap of 1 GiB inflated", "[traces][
                      "/bomb.csv.gz: inflates to more than 1024 MiB, the limit for a compressed "
                      "input: not read (decompress it first)\n");
 }
+
+TEST_CASE("split_on keeps empty and untrimmed parts", "[csv]") {
+  using Parts = std::vector<std::string_view>;
+  CHECK(split_on("a, b,,c ", ',') == Parts{"a", " b", "", "c "});
+  CHECK(split_on("", ',') == Parts{""});
+  CHECK(split_on("x.y", '.') == Parts{"x", "y"});
+  CHECK(split_on(",", ',') == Parts{"", ""});
+}

@@ -25,21 +25,7 @@ namespace schedlab {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-namespace {
-
-// The parts of `text` between `separator`s (one part for a text without one).
-std::vector<std::string_view> split_on(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, begin);
-    parts.push_back(text.substr(begin, end == std::string_view::npos ? end : end - begin));
-    if (end == std::string_view::npos) return parts;
-    begin = end + 1;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const char* verdict_text(Verdict verdict) {
   switch (verdict) {
