@@ -98,21 +98,20 @@ void prepare_baseline_gate(BaselineGate& gate) {
   gate.loaded = std::move(loaded);
 }
 
-void require_baseline_setup(const BaselineGate& gate, const nlohmann::ordered_json& summary) {
-  if (!gate.loaded) return;
+std::optional<BaselineComparison> compare_with_baseline(const BaselineGate& gate,
+                                                        const nlohmann::ordered_json& summary) {
+  if (!gate.loaded) return std::nullopt;
   CheckOptions options;
   options.tolerances = parse_tolerances(gate.tolerances);
-  (void)compare_results(*gate.loaded, summary_check_input("this run", summary), options);
+  CheckInput current = summary_check_input("this run", summary);
+  CheckReport report = compare_results(*gate.loaded, current, options);
+  return BaselineComparison{std::move(current), std::move(report)};
 }
 
-int apply_baseline_gate(const BaselineGate& gate, const nlohmann::ordered_json& summary,
-                        std::FILE* out) {
-  if (!gate.loaded) return kExitOk;
-  const CheckInput current = summary_check_input("this run", summary);
-  CheckOptions options;
-  options.tolerances = parse_tolerances(gate.tolerances);
-  const CheckReport report = compare_results(*gate.loaded, current, options);
-  return print_and_decide(report, *gate.loaded, current, true, out);
+int report_baseline_gate(const BaselineGate& gate,
+                         const std::optional<BaselineComparison>& comparison, std::FILE* out) {
+  if (!comparison) return kExitOk;
+  return print_and_decide(comparison->report, *gate.loaded, comparison->current, true, out);
 }
 
 }  // namespace schedlab::cli

@@ -15,12 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "schedlab/job.hpp"
+#include "schedlab/regression_check.hpp"
 #include "schedlab/run_option_table.hpp"
 #include "schedlab/run_options.hpp"
-
-namespace schedlab {
-struct CheckInput;
-}
 
 namespace schedlab::cli {
 
@@ -102,10 +99,18 @@ struct BaselineGate {
 };
 void add_baseline_options(CLI::App& command, BaselineGate& gate);
 void prepare_baseline_gate(BaselineGate& gate);
+// The run's summary compared with the gate's baseline, once (nothing without a baseline).
 // Throws ConfigError (exit 2) when the run was set up differently from the baseline; called
 // before the run's outputs are written, so that a refused comparison leaves none.
-void require_baseline_setup(const BaselineGate& gate, const nlohmann::ordered_json& summary);
-int apply_baseline_gate(const BaselineGate& gate, const nlohmann::ordered_json& summary,
-                        std::FILE* out);
+struct BaselineComparison {
+  CheckInput current;
+  CheckReport report;
+};
+std::optional<BaselineComparison> compare_with_baseline(const BaselineGate& gate,
+                                                        const nlohmann::ordered_json& summary);
+// Prints the comparison's check table on `out`: kExitOk, or kExitRegression (kExitOk without a
+// comparison).
+int report_baseline_gate(const BaselineGate& gate,
+                         const std::optional<BaselineComparison>& comparison, std::FILE* out);
 
 }  // namespace schedlab::cli

@@ -80,14 +80,14 @@ Action add_run_command(CLI::App& app) {
     status.clear();
     spdlog::info("simulated {} events in {:.3f} s", result.engine.events, stopwatch.lap_s());
     const std::string summary_text = json_text(result.summary, 2) + "\n";
-    require_baseline_setup(args->gate, result.summary);
+    const auto baseline_comparison = compare_with_baseline(args->gate, result.summary);
     if (!args->out_dir.empty()) {
       write_files_atomically(args->out_dir, run_output_files(result, summary_text));
       spdlog::info("wrote outputs to {} in {:.3f} s", args->out_dir, stopwatch.lap_s());
     }
     const std::string shown = args->json ? summary_text : format_summary_table(result.summary);
     std::fwrite(shown.data(), 1, shown.size(), stdout);
-    return apply_baseline_gate(args->gate, result.summary, args->json ? stderr : stdout);
+    return report_baseline_gate(args->gate, baseline_comparison, args->json ? stderr : stdout);
   };
 }
 
