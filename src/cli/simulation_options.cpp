@@ -1,9 +1,28 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/printable.hpp"
+#include "schedlab/trace_filter.hpp"
 
 namespace schedlab::cli {
+
+namespace {
+
+// A seconds option's value: a number of seconds (its range is checked where the option is
+// applied) or a time of at least 0 with a unit. Throws ConfigError naming the flag and value.
+double seconds_of_option(const std::string& flag, const std::string& text) {
+  if (const auto seconds = parse_double(text)) return *seconds;
+  if (const auto ms = parse_time_with_unit(text)) return static_cast<double>(*ms) / kMsPerSecond;
+  if (time_with_unit_too_large(text))
+    throw ConfigError(fmt::format("{} '{}': beyond the clock's limit", flag, printable_text(text)));
+  throw ConfigError(
+      fmt::format("{} '{}': expected seconds or a time with a unit (90s, 30m, 12h, 2d)", flag,
+                  printable_text(text)));
+}
+
+}  // namespace
 
 void add_run_option_flags(CLI::App& command, std::map<std::string, RunOptionValue>& given,
                           bool spec_options_only) {
@@ -24,6 +43,20 @@ void add_run_option_flags(CLI::App& command, std::map<std::string, RunOptionValu
             flag, [&given, key](const std::string& value) { given[key] = value; }, help);
         break;
       case RunOptionKind::kSeconds:
+        // Seconds, or a time with a unit as --filter takes it (90s, 30m, 12h, 2d).
+        added = command
+                    .add_option_function<std::string>(
+                        flag,
+                        [&given, key, flag](const std::string& value) {
+                          try {
+                            given[key] = seconds_of_option(flag, value);
+                          } catch (const ConfigError& e) {
+                            throw CLI::ValidationError(e.what());  // exit 2, one line
+                          }
+                        },
+                        help + " (or with a unit: 90s, 30m, 12h, 2d)")
+                    ->type_name("TIME");
+        break;
       case RunOptionKind::kNumber:
         added = command.add_option_function<double>(
             flag, [&given, key](double value) { given[key] = value; }, help);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
@@ -308,4 +309,32 @@ TEST_CASE("split_on keeps empty and untrimmed parts", "[csv]") {
   CHECK(split_on("", ',') == Parts{""});
   CHECK(split_on("x.y", '.') == Parts{"x", "y"});
   CHECK(split_on(",", ',') == Parts{"", ""});
+}
+
+TEST_CASE("run options in seconds take a unit too", "[traces][hardening]") {
+  const std::string trace = std::string(SCHEDLAB_SOURCE_DIR) + "/traces/itp-cluster10.csv";
+  const std::string dir = fresh_temp_dir("seconds-units");
+  const CommandResult hours =
+      run_command(kBin + " run -t " + trace + " -c 2x8:A100 -q --interval 1.5h -o " + dir + "/h");
+  REQUIRE(hours.exit_code == 0);
+  std::ifstream in(dir + "/h/timeseries.csv");
+  std::string header;
+  std::string first;
+  std::string second;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::getline(in, second);
+  // Rows 1.5 h apart.
+  CHECK(std::stod(second.substr(0, second.find(','))) -
+            std::stod(first.substr(0, first.find(','))) ==
+        5400.0);
+  const CommandResult bad =
+      run_command(kBin + " run -t " + trace + " -c 2x8:A100 --json --interval 7x");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err ==
+        "schedlab: --interval '7x': expected seconds or a time with a unit (90s, 30m, 12h, 2d)\n");
+  const CommandResult huge =
+      run_command(kBin + " run -t " + trace + " -c 2x8:A100 --json --power-off-idle 1e300d");
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.err == "schedlab: --power-off-idle '1e300d': beyond the clock's limit\n");
 }
