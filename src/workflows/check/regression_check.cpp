@@ -236,7 +236,7 @@ struct ToleranceMatch {
   bool explicit_match = false;  // by exact key or prefix, not by "*"
 };
 
-ToleranceMatch tolerance_for(const std::string& key, MetricDirection direction,
+ToleranceMatch tolerance_for(std::string_view key, MetricDirection direction,
                              const std::vector<Tolerance>& tolerances) {
   ToleranceMatch best;
   std::size_t best_length = 0;
@@ -260,7 +260,7 @@ ToleranceMatch tolerance_for(const std::string& key, MetricDirection direction,
   return best;
 }
 
-MetricComparison compare_metric(const std::string& cell, const std::string& key,
+MetricComparison compare_metric(const std::string& cell, std::string_view key,
                                 std::optional<double> base, std::optional<double> cur,
                                 const std::vector<Tolerance>& tolerances) {
   MetricComparison row;
@@ -312,10 +312,12 @@ MetricComparison compare_metric(const std::string& cell, const std::string& key,
 }
 
 // Metrics of both summaries: the baseline's in its order, then the current's new ones.
-std::vector<std::string> union_keys(const std::vector<NumericField>& base,
-                                    const std::vector<NumericField>& cur) {
-  std::vector<std::string> keys;
-  std::set<std::string> seen;
+std::vector<std::string_view> union_keys(const std::vector<NumericField>& base,
+                                         const std::vector<NumericField>& cur) {
+  std::vector<std::string_view> keys;
+  keys.reserve(base.size());
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(base.size() + cur.size());
   for (const auto& f : base)
     if (seen.insert(f.key).second) keys.push_back(f.key);
   for (const auto& f : cur)
@@ -332,7 +334,7 @@ FieldValues field_values(const std::vector<NumericField>& fields) {
   return out;
 }
 
-std::optional<double> find_field(const FieldValues& fields, const std::string& key) {
+std::optional<double> find_field(const FieldValues& fields, std::string_view key) {
   const auto it = fields.find(key);
   if (it == fields.end()) return std::nullopt;
   return it->second;
