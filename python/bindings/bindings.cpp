@@ -15,6 +15,7 @@
 #include "python_policy.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/error_kind.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
@@ -167,17 +168,21 @@ void define_module(py::module_& m) {
       const py::object exception = e.exception().get();
       if (py::hasattr(exception, "add_note")) exception.attr("add_note")(e.note());
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
-    } catch (const InputError& e) {
-      const py::object error = py::module_::import("schedlab").attr("_input_error")(e.what());
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
-    } catch (const PolicyError& e) {
-      policy_error(e.what());
-    } catch (const StuckError& e) {
-      stuck_error(e.what());
-    } catch (const OutputError& e) {
-      output_error(e.what());
-    } catch (const InvariantError& e) {
-      invariant_error(e.what());
+    } catch (...) {
+      const ClassifiedError error = classify_exception(std::current_exception());
+      switch (error.kind) {
+        case ErrorKind::kInput: {
+          const py::object input = py::module_::import("schedlab").attr("_input_error")(error.what);
+          PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(input.ptr())), input.ptr());
+          return;
+        }
+        case ErrorKind::kPolicy: policy_error(error.what.c_str()); return;
+        case ErrorKind::kStuck: stuck_error(error.what.c_str()); return;
+        case ErrorKind::kOutput: output_error(error.what.c_str()); return;
+        case ErrorKind::kInvariant: invariant_error(error.what.c_str()); return;
+        case ErrorKind::kOutOfMemory:
+        case ErrorKind::kInternal: std::rethrow_exception(thrown);  // pybind11's own mapping
+      }
     }
   });
 

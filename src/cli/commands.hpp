@@ -14,20 +14,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "schedlab/error_kind.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/regression_check.hpp"
 #include "schedlab/run_option_table.hpp"
 #include "schedlab/run_options.hpp"
 
 namespace schedlab::cli {
-
-// Process exit codes.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitRegression = 1;  // check: a metric regressed; check-policy: broken
-inline constexpr int kExitInput = 2;       // bad input: trace, cluster, options, parameters
-inline constexpr int kExitStuck = 3;       // jobs queued with nothing left to happen
-inline constexpr int kExitInternal = 4;    // a policy bug or a broken internal invariant
-inline constexpr int kExitOutput = 5;      // an output could not be written (disk full, ...)
 
 using Action = std::function<int()>;
 

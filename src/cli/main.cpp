@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "huge_pages.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/error_kind.hpp"
 #include "schedlab/names.hpp"
 #include "schedlab/plugin.hpp"
 #include "schedlab/version.hpp"
@@ -105,26 +106,17 @@ int main(int argc, char** argv) {
       if (code >= 0) return code;
     }
     return kExitInput;
-  } catch (const InputError& e) {
-    print_error_line("", e.what());
-    return kExitInput;
-  } catch (const OutputError& e) {
-    print_error_line("schedlab: ", e.what());
-    return kExitOutput;
-  } catch (const StuckError& e) {
-    print_error_line("schedlab: ", e.what());
-    return kExitStuck;
-  } catch (const PolicyError& e) {
-    print_policy_error("schedlab: policy error: ", e.what());
-    return kExitInternal;
-  } catch (const InvariantError& e) {
-    print_error_line("schedlab: ", e.what());
-    return kExitInternal;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "schedlab: out of memory\n");
-    return kExitInternal;
-  } catch (const std::exception& e) {
-    print_error_line("schedlab: internal error: ", e.what());
-    return kExitInternal;
+  } catch (...) {
+    const ClassifiedError error = classify_exception(std::current_exception());
+    switch (error.kind) {
+      case ErrorKind::kInput: print_error_line("", error.what); break;
+      case ErrorKind::kPolicy: print_policy_error("schedlab: policy error: ", error.what); break;
+      case ErrorKind::kOutOfMemory: std::fprintf(stderr, "schedlab: out of memory\n"); break;
+      case ErrorKind::kInternal: print_error_line("schedlab: internal error: ", error.what); break;
+      case ErrorKind::kStuck:
+      case ErrorKind::kInvariant:
+      case ErrorKind::kOutput: print_error_line("schedlab: ", error.what); break;
+    }
+    return exit_code_of(error.kind);
   }
 }

@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/error_kind.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
@@ -283,32 +284,13 @@ std::string overview(const std::vector<SweepGroup>& groups) {
 
 [[noreturn]] void rethrow_with_context(const std::exception_ptr& failure,
                                        const std::string& where) {
-  try {
+  const ClassifiedError error = classify_exception(failure);
+  if (error.kind == ErrorKind::kInternal || error.kind == ErrorKind::kOutOfMemory)
     std::rethrow_exception(failure);
-  } catch (const StuckError& e) {
-    throw StuckError(fmt::format("{}: {}", where, e.what()));
-  } catch (const InputError& e) {
-    throw ConfigError(fmt::format("{}: {}", where, e.what()));
-  } catch (const OutputError& e) {
-    throw OutputError(fmt::format("{}: {}", where, e.what()));
-  } catch (const PolicyError& e) {
-    throw PolicyError(fmt::format("{}: {}", where, e.what()));
-  } catch (const InvariantError& e) {
-    throw InvariantError(fmt::format("{}: {}", where, e.what()));
-  } catch (...) {
-    throw;
-  }
+  throw_error(error.kind, fmt::format("{}: {}", where, error.what));
 }
 
 namespace {
-
-// The exit code of a failed cell, from the kind its results row records (failure_text).
-int failed_cell_exit_code(const std::string& error) {
-  if (error.starts_with("stuck:")) return kExitStuck;
-  if (error.starts_with("input error:")) return kExitInput;
-  if (error.starts_with("output error:")) return kExitOutput;
-  return kExitInternal;
-}
 
 // `sweep --merge DIR... -o OUT`: joins shard outputs.
 int run_merge(const SweepArgs& a) {
@@ -332,7 +314,7 @@ int run_merge(const SweepArgs& a) {
     spdlog::error("sweep cell {} failed ({} of {} cells failed; see {}/results.csv): {}",
                   row["cell"].get<std::size_t>(), outcome.failed, outcome.cells, a.out_dir,
                   row.value("error", std::string()));
-    return failed_cell_exit_code(row.value("error", std::string()));
+    return exit_code_of_failure_text(row.value("error", std::string()));
   }
   return kExitOk;
 }

@@ -36,6 +36,7 @@
 
 #include "commands.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/error_kind.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/printable.hpp"
 #include "schedlab/sweep.hpp"
@@ -156,60 +157,26 @@ std::string host_name() {
 
 // A failure as a message carries it: "error" (its results text), "kind" and "what".
 void describe_failure(const std::exception_ptr& failure, Json& body) {
-  std::string kind = "internal";
-  std::string what = "unknown exception";
-  try {
-    std::rethrow_exception(failure);
-  } catch (const StuckError& e) {
-    kind = "stuck";
-    what = e.what();
-  } catch (const InputError& e) {
-    kind = "input";
-    what = e.what();
-  } catch (const OutputError& e) {
-    kind = "output";
-    what = e.what();
-  } catch (const PolicyError& e) {
-    kind = "policy";
-    what = e.what();
-  } catch (const InvariantError& e) {
-    kind = "invariant";
-    what = e.what();
-  } catch (const std::exception& e) {
-    what = e.what();
-  } catch (...) {
-  }
-  body["error"] = sweep_failure_text(failure);
-  body["kind"] = kind;
-  body["what"] = what;
+  const ClassifiedError error = classify_exception(failure);
+  body["error"] = failure_text(error);
+  body["kind"] = std::string(error_kind_name(error.kind));
+  body["what"] = error.what;
 }
 
 // The failure a message describes, as an exception of the kind the rank caught, so that rank 0
 // reports it with the exit code a local run gives.
 std::exception_ptr described_failure(const Json& body) {
-  const std::string kind = body.at("kind").get<std::string>();
-  const std::string what = body.at("what").get<std::string>();
-  if (kind == "stuck") return std::make_exception_ptr(StuckError(what));
-  if (kind == "input") return std::make_exception_ptr(ConfigError(what));
-  if (kind == "output") return std::make_exception_ptr(OutputError(what));
-  if (kind == "policy") return std::make_exception_ptr(PolicyError(what));
-  if (kind == "invariant") return std::make_exception_ptr(InvariantError(what));
-  return std::make_exception_ptr(std::runtime_error(what));
+  const auto kind = error_kind_named(body.at("kind").get<std::string>());
+  try {
+    throw_error(kind.value_or(ErrorKind::kInternal), body.at("what").get<std::string>());
+  } catch (...) {
+    return std::current_exception();
+  }
 }
 
 // The exit code main gives an exception of this kind.
 int exit_code_of(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const InputError&) {
-    return kExitInput;
-  } catch (const OutputError&) {
-    return kExitOutput;
-  } catch (const StuckError&) {
-    return kExitStuck;
-  } catch (...) {
-    return kExitInternal;
-  }
+  return exit_code_of(classify_exception(failure).kind);
 }
 
 // Rank 0: checks the inputs, hands the cells out, gathers the results and writes the tables.

@@ -9,6 +9,7 @@
 
 #include "schedlab/carbon.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/error_kind.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/fingerprint.hpp"
 #include "schedlab/json_text.hpp"
@@ -154,19 +155,7 @@ Json run_sweep_cell(const SweepSpec& spec, const SweepInputs& inputs, const Swee
 }
 
 std::string sweep_failure_text(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const StuckError& e) {
-    return fmt::format("stuck: {}", e.what());
-  } catch (const InputError& e) {
-    return fmt::format("input error: {}", e.what());
-  } catch (const OutputError& e) {
-    return fmt::format("output error: {}", e.what());
-  } catch (const std::exception& e) {
-    return fmt::format("internal error: {}", e.what());
-  } catch (...) {
-    return "internal error: unknown exception";
-  }
+  return failure_text(classify_exception(failure));
 }
 
 void record_sweep_cell(SweepRun& run, const SweepRunOptions& options, const SweepCell& cell,
