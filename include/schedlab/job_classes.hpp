@@ -61,4 +61,11 @@ struct ClassedJob {
 nlohmann::ordered_json job_class_json(const std::vector<ClassedJob>& jobs, JobClassKind kind,
                                       const JobClassBounds& bounds);
 
+// The metrics of every class, as keys within a class row of job_class_json: "wait_s.mean",
+// "wait_s.p95", "queued_s.mean", "jct_s.mean", "bounded_slowdown.mean" (all lower is better).
+const std::vector<std::string_view>& job_class_metric_keys();
+
+// A class row's value of one of those keys; nullopt for a class without jobs.
+std::optional<double> job_class_value(const nlohmann::ordered_json& row, std::string_view key);
+
 }  // namespace schedlab

@@ -5,20 +5,30 @@
 // their summary.json files, one per policy to compare; `compare -o` directories (every policy
 // they hold); or one sweep output directory (or its results.jsonl). Every output directory
 // must be a complete output set (its .schedlab-complete marker).
-// Contents: utilization and queue length over time per policy, a Gantt chart per run (GPU rows
-// by node, attempts coloured by tenant, over one time window), CDFs of wait and JCT, bars of the
-// summary metrics, energy and idle GPU-hours, restarts and lost work, a table of every numeric
-// metric; for a sweep also each metric against load with 95% confidence bands across seeds.
-// Line charts name their series at the line ends when those are clear of each other, else in a
-// legend (never with leader lines); every axis has its unit. The output is deterministic: the
-// same inputs give the same bytes.
+// Contents: a verdict table (each policy's change per job class against a reference policy,
+// red where a class pays), utilization and queue length over the busy window per policy, a
+// Gantt chart per run (GPU rows by node, attempts coloured by tenant, over one time window), CDFs
+// of wait and JCT, bars of the summary metrics, tables by job class, energy and idle GPU-hours,
+// restarts and lost work, a table of every numeric metric; for a sweep also each metric against
+// load with 95% confidence bands across seeds. Line charts name their series at the line ends when
+// those are clear of each other, else in a legend (never with leader lines); every axis has its
+// unit. The output is deterministic: the same inputs give the same bytes.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "schedlab/job_classes.hpp"
+
 namespace schedlab {
+
+// The verdict table and the job-class tables (docs/workflows.md#report).
+struct VerdictSettings {
+  JobClassBounds bounds;               // --size-classes, --duration-classes
+  std::string metric = "wait_s.mean";  // --verdict-metric: one of job_class_metric_keys()
+  double threshold_pct = 5;            // --verdict-threshold: a class pays beyond it
+};
 
 struct ReportOptions {
   std::string title = "schedlab report";
@@ -29,6 +39,10 @@ struct ReportOptions {
   // start, last end). Neither set: the busiest 24 h of the runs shown together.
   std::optional<double> from_s;
   std::optional<double> to_s;
+  // The run the verdict compares against: a run's label or policy (default: fifo when a run's
+  // policy is fifo, else the first run). A name no run has is a ConfigError.
+  std::optional<std::string> reference;
+  VerdictSettings verdict;
 };
 
 struct Report {

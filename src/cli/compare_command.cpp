@@ -38,10 +38,6 @@ struct CompareArgs {
   std::string duration_classes;
 };
 
-// The columns of the job-class tables (summary keys within a class).
-constexpr std::string_view kClassMetrics[] = {"wait_s.mean", "wait_s.p95", "queued_s.mean",
-                                              "jct_s.mean", "bounded_slowdown.mean"};
-
 std::vector<JobClassKind> parse_kinds(const std::vector<std::string>& items) {
   std::vector<JobClassKind> out;
   for (const auto& item : items) {
@@ -53,15 +49,6 @@ std::vector<JobClassKind> parse_kinds(const std::vector<std::string>& items) {
     }
   }
   return out;
-}
-
-// A class's value of a metric ("wait_s.mean"), or nullopt for a class without jobs.
-std::optional<double> class_value(const nlohmann::ordered_json& row, std::string_view key) {
-  const auto dot = key.find('.');
-  const std::string group(key.substr(0, dot));
-  const std::string stat(key.substr(dot + 1));
-  if (!row.contains(group)) return std::nullopt;
-  return row[group][stat].get<double>();
 }
 
 // The classes of one kind that hold jobs under some policy, in class order (every policy lists
@@ -206,7 +193,7 @@ std::string render_class_table(JobClassKind kind, const std::vector<Contender>& 
   const std::string key = std::string("by_") + job_class_kind_name(kind);
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> heading = {job_class_kind_name(kind), "policy", "jobs"};
-  for (const std::string_view metric : kClassMetrics) heading.emplace_back(metric);
+  for (const std::string_view metric : job_class_metric_keys()) heading.emplace_back(metric);
   cells.push_back(heading);
   for (const auto& label : class_labels(summaries, key)) {
     for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -215,8 +202,8 @@ std::string render_class_table(JobClassKind kind, const std::vector<Contender>& 
                                               : nlohmann::ordered_json::object();
       std::vector<std::string> line = {label, contenders[i].label,
                                        fmt::format("{}", row.value("jobs", 0))};
-      for (const std::string_view metric : kClassMetrics) {
-        const auto value = class_value(row, metric);
+      for (const std::string_view metric : job_class_metric_keys()) {
+        const auto value = job_class_value(row, metric);
         line.push_back(value ? metric_value_text(catalog_metric(metric), *value) : "-");
       }
       cells.push_back(line);
@@ -239,7 +226,7 @@ std::string render_class_csv(JobClassKind kind, const std::vector<Contender>& co
                              const std::vector<nlohmann::ordered_json>& summaries) {
   const std::string key = std::string("by_") + job_class_kind_name(kind);
   std::string out = "class,policy,params,jobs";
-  for (const std::string_view metric : kClassMetrics) out += fmt::format(",{}", metric);
+  for (const std::string_view metric : job_class_metric_keys()) out += fmt::format(",{}", metric);
   out += '\n';
   for (const auto& label : class_labels(summaries, key)) {
     for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -255,9 +242,9 @@ std::string render_class_csv(JobClassKind kind, const std::vector<Contender>& co
       out += ',';
       append_csv_field(out, params);
       out += fmt::format(",{}", row.value("jobs", 0));
-      for (const std::string_view metric : kClassMetrics) {
+      for (const std::string_view metric : job_class_metric_keys()) {
         out += ',';
-        if (const auto value = class_value(row, metric)) out += fixed(*value, 6);
+        if (const auto value = job_class_value(row, metric)) out += fixed(*value, 6);
       }
       out += '\n';
     }

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/printable.hpp"
 #include "schedlab/report.hpp"
@@ -22,6 +23,11 @@ struct ReportArgs {
   double load = 0;
   std::string from;
   std::string to;
+  std::string reference;
+  std::string verdict_metric = "wait_s.mean";
+  double verdict_threshold_pct = 5;
+  std::string size_classes;
+  std::string duration_classes;
 };
 
 // --from/--to: seconds of simulated time, or with a unit (90s, 30m, 36h, 2d).
@@ -57,6 +63,22 @@ Action add_report_command(CLI::App& app) {
   cmd->add_option("--to", a->to,
                   "Gantt charts: window end, as --from (given one of them, the other defaults to "
                   "the runs' first start or last end)");
+  cmd->add_option("--reference", a->reference,
+                  "verdict table: the run every other is compared against, by label or policy "
+                  "(default: fifo when a run is fifo, else the first run)");
+  cmd->add_option("--verdict-metric", a->verdict_metric,
+                  "verdict table: wait_s.mean, wait_s.p95, queued_s.mean, jct_s.mean or "
+                  "bounded_slowdown.mean")
+      ->capture_default_str();
+  cmd->add_option("--verdict-threshold", a->verdict_threshold_pct,
+                  "verdict table: percent change beyond which a class pays (red) or gains (green)")
+      ->capture_default_str();
+  cmd->add_option("--size-classes", a->size_classes,
+                  "job classes: upper GPU bounds of the classes but the last (default 1,4,8: 1, "
+                  "2-4, 5-8, 9+)");
+  cmd->add_option("--duration-classes", a->duration_classes,
+                  "job classes: upper work bounds of the classes but the last (default "
+                  "10m,1h,6h,1d)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
     ReportOptions options;
@@ -64,6 +86,14 @@ Action add_report_command(CLI::App& app) {
     if (cmd->count("--load")) options.load_scale = a->load;
     if (cmd->count("--from")) options.from_s = window_end("--from", a->from);
     if (cmd->count("--to")) options.to_s = window_end("--to", a->to);
+    if (cmd->count("--reference")) options.reference = a->reference;
+    options.verdict.metric = a->verdict_metric;
+    options.verdict.threshold_pct = a->verdict_threshold_pct;
+    if (!a->size_classes.empty())
+      options.verdict.bounds.size_upper = parse_size_bounds("--size-classes", a->size_classes);
+    if (!a->duration_classes.empty())
+      options.verdict.bounds.duration_upper_ms =
+          parse_duration_bounds("--duration-classes", a->duration_classes);
     const std::filesystem::path out(a->out);
     if (out.filename().empty())
       throw ConfigError(fmt::format("--out {}: expected a file name", a->out));

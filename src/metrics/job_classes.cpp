@@ -167,4 +167,18 @@ nlohmann::ordered_json job_class_json(const std::vector<ClassedJob>& jobs, JobCl
   return out;
 }
 
+const std::vector<std::string_view>& job_class_metric_keys() {
+  static const std::vector<std::string_view> kKeys = {"wait_s.mean", "wait_s.p95", "queued_s.mean",
+                                                      "jct_s.mean", "bounded_slowdown.mean"};
+  return kKeys;
+}
+
+std::optional<double> job_class_value(const nlohmann::ordered_json& row, std::string_view key) {
+  const auto dot = key.find('.');
+  const std::string group(key.substr(0, dot));
+  const std::string stat(key.substr(dot + 1));
+  if (!row.contains(group) || !row[group].contains(stat)) return std::nullopt;
+  return row[group][stat].get<double>();
+}
+
 }  // namespace schedlab

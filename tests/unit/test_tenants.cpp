@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -396,6 +397,18 @@ TEST_CASE("tenants through run -o, report and check", "[tenants]") {
   CHECK(html.find("GPUs by tenant over time: quota") != std::string::npos);
   CHECK(html.find("Mean wait by tenant") != std::string::npos);
   CHECK(html.find("b — quota") != std::string::npos);
+  // Each tenant's GPUs against its entitlement (8 of 16 GPUs): a dashed line in the tenant's
+  // colour, the same colour as its band in both stacked charts (a has the most GPU-time: the
+  // first tenant colour).
+  CHECK(html.find("aria-label=\"GPUs held by tenant a against its entitlement\"") !=
+        std::string::npos);
+  CHECK(html.find("<path class=\"mark line dashed\" d=\"M66.0,192.0 L576.0,192.0\" "
+                  "stroke=\"#4E79A7\"><title>entitlement 8 GPUs</title>") != std::string::npos);
+  CHECK(html.find("<path class=\"mark line dashed\" d=\"M66.0,192.0 L576.0,192.0\" "
+                  "stroke=\"#F28E2B\"><title>entitlement 8 GPUs</title>") != std::string::npos);
+  const std::regex a_band("<polygon class=\"band\" points=\"[^\"]*\" fill=\"#4E79A7\"/>");
+  CHECK(std::distance(std::sregex_iterator(html.begin(), html.end(), a_band),
+                      std::sregex_iterator()) == 2);  // a's band in fifo's and quota's chart
   // Per-tenant keys are gated with their catalog directions: quota halves b's waits at a's
   // expense, which the gate reports as a's regression.
   const CommandResult check = run_command(kBin + " check --baseline " + dir + "/fifo --current " +

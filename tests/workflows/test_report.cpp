@@ -147,9 +147,9 @@ TEST_CASE("report of a sweep adds metric-vs-load charts with confidence bands",
   // fifo ignores the seed: the band has zero width but is drawn for both variants.
   CHECK(count_of(report.html, "class=\"band\"") == 16);
   const Report at_two =
-      build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0, {}, {}});
+      build_report({options.out_dir + "/results.jsonl"}, ReportOptions{"t", 2.0, {}, {}, {}, {}});
   CHECK_THAT(at_two.html, Catch::Contains("at load scale 2 "));
-  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0, {}, {}}) ==
+  CHECK(error_of({options.out_dir}, ReportOptions{"t", 3.0, {}, {}, {}, {}}) ==
         "--load 3: not a load scale of " + options.out_dir + "/results.jsonl");
   fs::remove_all(dir);
 }
@@ -435,15 +435,17 @@ TEST_CASE("line charts name series at the line ends or in a legend, without lead
   chart.series[1].points.back() = {8, 90};
   CHECK(count_of(report::render_line_chart(chart), "class=\"legend-label\"") == 2);
 
-  // Whole reports: no leader lines, no dashed strokes anywhere; every line chart names each of
-  // its series once.
+  // Whole reports: no leader lines, no dashed strokes (dashes mark reference levels, such as a
+  // tenant's entitlement, and these runs have none; the style sheet's one rule defines them);
+  // every line chart names each of its series once.
   const std::string dir = fresh_temp_dir("report-labels");
   const Trace trace = trace_from_csv(small_trace_csv(), "small.csv");
   const std::string small = write_run(dir + "/small", trace, kSmallCluster);
   const std::string large = write_run(dir + "/large", trace, "4x8:V100");
   const Report report = build_report({small, large});
   CHECK(count_of(report.html, "leader") == 0);
-  CHECK(count_of(report.html, "stroke-dasharray") == 0);
+  CHECK(count_of(report.html, "stroke-dasharray") == 1);
+  CHECK(count_of(report.html, " dashed\"") == 0);
   std::size_t line_charts = 0;
   for (const auto& svg : all_charts(report.html)) {
     if (count_of(svg, "class=\"mark line\"") == 0) continue;

@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report_classes.hpp"
 #include "report_gantt.hpp"
 #include "report_svg.hpp"
 #include "report_tenants.hpp"
+#include "report_window.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/json_text.hpp"
@@ -36,13 +38,6 @@ constexpr std::size_t kMaxSeriesPoints = 400;
 constexpr std::size_t kMaxCdfPoints = 300;
 constexpr std::size_t kMaxGanttRuns = 8;
 
-struct SeriesRow {
-  double time_s = 0;
-  double busy_gpus = 0;
-  double idle_gpus = 0;
-  double queued_jobs = 0;
-};
-
 // One run to draw: a run output directory, or the representative cell of a sweep variant.
 struct RunData {
   std::string label;
@@ -57,6 +52,7 @@ struct RunData {
   std::vector<double> jcts_s;
   bool has_jobs = false;
   std::unordered_map<std::string, std::string> tenants;  // job id -> tenant (jobs.csv)
+  std::optional<std::vector<ReportJob>> class_jobs;      // finished jobs, for the job classes
   std::optional<GanttRun> attempts;                      // attempts.csv, for the Gantt chart
   const SweepGroup* group = nullptr;  // sweeps: across-seed statistics for the bars
 };
@@ -125,7 +121,63 @@ void read_timeseries(const std::string& path, RunData& run) {
   }
 }
 
-// Wait and turnaround of every job that started (empty fields: never started).
+// The columns the job classes need; nullopt when jobs.csv lacks one (older outputs).
+struct ClassColumns {
+  std::size_t gpus, queued, slowdown, execution, state;
+  std::optional<std::size_t> restarts, preemptions, speed, user;
+};
+
+std::optional<ClassColumns> class_columns(const CsvHeader& header) {
+  const auto gpus = header.find("requested_number_of_resources");
+  const auto queued = header.find("queued_time");
+  const auto slowdown = header.find("bounded_slowdown");
+  const auto execution = header.find("execution_time");
+  const auto state = header.find("final_state");
+  if (!gpus || !queued || !slowdown || !execution || !state) return std::nullopt;
+  return ClassColumns{*gpus,
+                      *queued,
+                      *slowdown,
+                      *execution,
+                      *state,
+                      header.find("restarts"),
+                      header.find("preemptions"),
+                      header.find("slowdown_factor"),
+                      header.find("user")};
+}
+
+std::string_view field_or_empty(const std::vector<std::string_view>& fields,
+                                std::optional<std::size_t> index) {
+  return index && *index < fields.size() ? trim(fields[*index]) : std::string_view();
+}
+
+// A finished job of jobs.csv as the classes see it (report_classes.hpp: when its work is known).
+ReportJob class_job(const std::vector<std::string_view>& fields, const ClassColumns& c,
+                    std::string_view id, std::string_view tenant, double wait_s, double jct_s,
+                    const CsvReader& reader) {
+  ReportJob job;
+  job.id = id;
+  job.gpus = static_cast<std::int64_t>(
+      field_number(fields, c.gpus, "requested_number_of_resources", reader));
+  job.tenant = tenant;
+  job.user = field_or_empty(fields, c.user);
+  job.wait_s = wait_s;
+  job.jct_s = jct_s;
+  job.queued_s = field_number(fields, c.queued, "queued_time", reader);
+  job.bounded_slowdown = field_number(fields, c.slowdown, "bounded_slowdown", reader);
+  const auto zero = [&](std::optional<std::size_t> index) {
+    const std::string_view text = field_or_empty(fields, index);
+    return text.empty() || parse_double(text) == 0.0;
+  };
+  const std::string_view speed = field_or_empty(fields, c.speed);
+  if (field_or_empty(fields, c.state) == "COMPLETED_SUCCESSFULLY" && c.restarts &&
+      zero(c.restarts) && zero(c.preemptions) && (speed.empty() || parse_double(speed) == 1.0))
+    job.work_ms = static_cast<TimeMs>(
+        std::llround(field_number(fields, c.execution, "execution_time", reader) * 1000.0));
+  return job;
+}
+
+// Wait and turnaround of every job that started (empty fields: never started), and the finished
+// jobs for the job classes.
 void read_jobs(const std::string& path, RunData& run) {
   const std::string text = read_file_bytes(path);
   CsvReader reader(text, path);
@@ -135,15 +187,23 @@ void read_jobs(const std::string& path, RunData& run) {
   const std::size_t turnaround = require_column(header, "turnaround_time", path);
   const auto job_id = header.find("job_id");
   const auto tenant = header.find("tenant");  // older outputs have none
+  const auto classes = job_id ? class_columns(header) : std::nullopt;
+  if (classes) run.class_jobs.emplace();
   std::vector<std::string_view> fields;
   while (reader.next_row(fields)) {
     if (job_id && tenant && *job_id < fields.size() && *tenant < fields.size() &&
         !trim(fields[*tenant]).empty())
       run.tenants.emplace(trim(fields[*job_id]), trim(fields[*tenant]));
-    if (wait < fields.size() && !trim(fields[wait]).empty())
-      run.waits_s.push_back(field_number(fields, wait, "waiting_time", reader));
-    if (turnaround < fields.size() && !trim(fields[turnaround]).empty())
-      run.jcts_s.push_back(field_number(fields, turnaround, "turnaround_time", reader));
+    const bool waited = wait < fields.size() && !trim(fields[wait]).empty();
+    const bool finished = turnaround < fields.size() && !trim(fields[turnaround]).empty();
+    const double wait_s = waited ? field_number(fields, wait, "waiting_time", reader) : 0.0;
+    const double jct_s =
+        finished ? field_number(fields, turnaround, "turnaround_time", reader) : 0.0;
+    if (waited) run.waits_s.push_back(wait_s);
+    if (finished) run.jcts_s.push_back(jct_s);
+    if (classes && waited && finished && *job_id < fields.size())
+      run.class_jobs->push_back(class_job(fields, *classes, trim(fields[*job_id]),
+                                          field_or_empty(fields, tenant), wait_s, jct_s, reader));
   }
   std::sort(run.waits_s.begin(), run.waits_s.end());
   std::sort(run.jcts_s.begin(), run.jcts_s.end());
@@ -363,42 +423,69 @@ std::vector<Point> downsample(const std::vector<SeriesRow>& rows, double unit_s,
   return points;
 }
 
-std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
-  double max_t = 0;
+// The rows of a run inside the busy window [from, to].
+std::vector<SeriesRow> rows_within(const std::vector<SeriesRow>& rows,
+                                   const std::pair<double, double>& window) {
+  std::vector<SeriesRow> out;
+  for (const auto& row : rows)
+    if (row.time_s >= window.first && row.time_s <= window.second) out.push_back(row);
+  return out;
+}
+
+// The busy window of the runs with a time series (report_window.hpp); runs that are never busy
+// nor queue anything are drawn whole. nullopt without a time series.
+std::optional<std::pair<double, double>> runs_busy_window(const std::vector<RunData>& runs) {
+  std::vector<const std::vector<SeriesRow>*> series;
+  double first = std::numeric_limits<double>::infinity(), last = -first;
   for (const auto& r : runs)
-    if (r.has_series) max_t = std::max(max_t, r.series.back().time_s);
-  if (max_t <= 0 &&
-      std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.has_series; }))
-    return {};
-  const DurationUnit unit = duration_unit(max_t);
+    if (r.has_series) {
+      series.push_back(&r.series);
+      first = std::min(first, r.series.front().time_s);
+      last = std::max(last, r.series.back().time_s);
+    }
+  if (series.empty()) return std::nullopt;
+  return busy_window(series).value_or(std::pair{first, last});
+}
+
+std::vector<Figure> over_time_figures(const std::vector<RunData>& runs) {
+  const auto window = runs_busy_window(runs);
+  if (!window) return {};
+  const DurationUnit unit = duration_unit(window->second - window->first);
   LineChart util;
   util.title = "GPU utilization over time";
   util.x.label = fmt::format("simulated time ({})", unit.name);
+  util.x.include_zero = false;
+  util.x.min = window->first / unit.seconds;
+  util.x.max = window->second / unit.seconds;
   util.y.label = "busy GPUs (% of cluster)";
   util.y.max = 100;
   LineChart queue;
   queue.title = "Queue length over time";
-  queue.x.label = util.x.label;
+  queue.x = util.x;
   queue.y.label = "queued jobs (count)";
   for (const auto& r : runs) {
     if (!r.has_series) continue;
     util.series.push_back({r.label,
                            r.color,
-                           downsample(r.series, unit.seconds,
+                           downsample(rows_within(r.series, *window), unit.seconds,
                                       [](const SeriesRow& row) {
                                         const double total = row.busy_gpus + row.idle_gpus;
                                         return total > 0 ? 100.0 * row.busy_gpus / total : 0.0;
                                       }),
                            {},
                            false});
-    queue.series.push_back(
-        {r.label,
-         r.color,
-         downsample(r.series, unit.seconds, [](const SeriesRow& row) { return row.queued_jobs; }),
-         {},
-         false});
+    queue.series.push_back({r.label,
+                            r.color,
+                            downsample(rows_within(r.series, *window), unit.seconds,
+                                       [](const SeriesRow& row) { return row.queued_jobs; }),
+                            {},
+                            false});
   }
-  const std::string bucket_note = "averaged over equal time buckets";
+  const std::string bucket_note = fmt::format(
+      "averaged over equal time buckets; the busy window, {} to {} {} (from the first to the end "
+      "of the last time series row in which a run has a busy GPU or a queued job)",
+      format_value(window->first / unit.seconds, 4), format_value(window->second / unit.seconds, 4),
+      unit.name);
   return {{util.title, "share of GPUs running jobs; higher is better; " + bucket_note,
            render_line_chart(util)},
           {queue.title, "jobs waiting to start; lower is better; " + bucket_note,
@@ -924,15 +1011,22 @@ std::string gantt_section(const std::vector<RunData>& runs, const ReportOptions&
 // Stacked GPUs by tenant over time and waits by tenant, for runs that report tenants.
 std::vector<Figure> tenant_section_figures(const std::vector<RunData>& runs) {
   std::vector<TenantRun> tenant_runs;
+  const auto window = runs_busy_window(runs);  // the window of the over-time charts
   for (const auto& r : runs) {
     TenantRun t;
     t.label = r.label;
     t.color = r.color;
+    t.cluster_gpus = numeric_at(r.summary, "cluster.gpus").value_or(0.0);
     if (r.summary.contains("tenants")) t.tenants = r.summary["tenants"];
-    if (r.has_series) {
-      for (const auto& row : r.series) t.time_s.push_back(row.time_s);
+    if (r.has_series && window) {
       t.names = r.tenant_names;
-      t.gpus = r.tenant_gpus;
+      t.gpus.assign(t.names.size(), {});
+      for (std::size_t i = 0; i < r.series.size(); ++i) {
+        if (r.series[i].time_s < window->first || r.series[i].time_s > window->second) continue;
+        t.time_s.push_back(r.series[i].time_s);
+        for (std::size_t k = 0; k < t.names.size(); ++k) t.gpus[k].push_back(r.tenant_gpus[k][i]);
+      }
+      if (t.time_s.empty()) t.names.clear();
     }
     tenant_runs.push_back(std::move(t));
   }
@@ -961,6 +1055,7 @@ std::size_t count_charts(const std::string& html) {
 
 Report build_report(const std::vector<std::string>& inputs, const ReportOptions& options) {
   if (inputs.empty()) throw ConfigError("report: no results given");
+  check_verdict_options(options.verdict);
   Report report;
   std::vector<RunData> runs;
   std::optional<SweepData> sweep;
@@ -1018,10 +1113,25 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
     for (const auto& v : sweep->variants)
       if (!colors.contains(v)) colors[v] = palette_color(colors.size());
 
+  // Job classes: the reference is checked before anything is drawn.
+  std::vector<ClassRun> class_runs;
+  for (auto& r : runs)
+    class_runs.push_back({r.label,
+                          r.summary.contains("policy") && r.summary["policy"].is_string()
+                              ? r.summary["policy"].get<std::string>()
+                              : "",
+                          std::move(r.class_jobs)});
+  const std::size_t reference = runs.empty() ? 0 : reference_run(class_runs, options.reference);
+  if (const std::size_t unknown = resolve_work(class_runs); unknown > 0)
+    report.notes.push_back(fmt::format(
+        "job classes: {} job{} left out of the work classes: no run's jobs.csv shows {} work (each "
+        "was interrupted, slowed or killed at its walltime in every run)",
+        unknown, unknown == 1 ? "" : "s", unknown == 1 ? "its" : "their"));
+
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += fmt::format("<title>{}</title>\n<style>{}{}{}</style>\n</head>\n<body>\n",
-                      html_escape(options.title), kStyleHead, kChartStyle, kStyleTail);
+  html += fmt::format("<title>{}</title>\n<style>{}{}{}{}</style>\n</head>\n<body>\n",
+                      html_escape(options.title), kStyleHead, kChartStyle, kStyleTail, kClassStyle);
   html += fmt::format("<header><h1>{}</h1>\n", html_escape(options.title));
   if (sweep) {
     html += fmt::format(
@@ -1050,11 +1160,32 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   if (sweep)
     if (const std::string note = replicate_count_note(sweep->seeds.size()); !note.empty())
       report.notes.push_back(note);
+  if (!runs.empty()) {
+    const std::string verdict = verdict_table(class_runs, reference, options.verdict);
+    if (!verdict.empty()) {
+      const MetricInfo& metric = catalog_metric(options.verdict.metric);
+      html += fmt::format(
+          "<section id=\"verdict\"><h2>Verdict: who wins and who pays, against {}</h2>\n<p "
+          "class=\"caption\">Change of {} ({}) per job class against {}: red where the class pays "
+          "(worse by more than {}%), green where it gains (better by more than {}%); classes by "
+          "GPUs and by work (the trace's duration), from each run's jobs.csv.</p>\n{}</section>\n",
+          html_escape(class_runs[reference].label), html_escape(std::string(metric.label)),
+          options.verdict.metric, html_escape(class_runs[reference].label),
+          format_number(options.verdict.threshold_pct),
+          format_number(options.verdict.threshold_pct), verdict);
+    }
+  }
   html += section("Over time", over_time_figures(runs));
   html += gantt_section(runs, options, report.notes);
   html += section("Wait and completion time", cdf_figures(runs));
   html += section("Tenants", tenant_section_figures(runs));
   html += section("Summary metrics", summary_figures(runs));
+  if (const std::string tables = class_tables(class_runs, options.verdict.bounds); !tables.empty())
+    html +=
+        "<section id=\"classes\"><h2>Job classes</h2>\n<p class=\"caption\">Each class's "
+        "finished jobs in each run (from jobs.csv; classes as <code>compare --by</code> "
+        "forms them).</p>\n" +
+        tables + "</section>\n";
   html += section("Energy and idle capacity", energy_figures(runs));
   html += section("Restarts and lost work", restart_figures(runs));
   // One load scale gives one-point lines: those charts are left out, with a note.

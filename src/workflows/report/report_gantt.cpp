@@ -33,12 +33,8 @@ constexpr int kMaxRowPx = 16;
 constexpr double kAxisHeight = 40;
 constexpr double kEndMarkPx = 2;
 
-// Twelve tenant colours, distinguishable from each other and from the end marks (black,
-// red); "other" is grey.
-constexpr std::array<const char*, kMaxTenantColors> kTenantColors = {
-    "#4E79A7", "#F28E2B", "#59A14F", "#B07AA1", "#EDC948", "#76B7B2",
-    "#FF9DA7", "#9C755F", "#A0CBE8", "#8CD17D", "#D4A6C8", "#BCBD22"};
-constexpr const char* kOtherColor = "#BDBDBD";
+// Tenant colours: report_svg.hpp's tenant_color (twelve, distinguishable from each other and
+// from the end marks, black and red; "other" is grey), which the tenant charts share.
 constexpr const char* kPreemptedColor = "#111111";
 constexpr const char* kFailedColor = "#E0001B";
 constexpr std::array<double, 4> kShadeOpacity = {0.3, 0.52, 0.76, 1.0};
@@ -316,7 +312,7 @@ GanttCategories gantt_categories(const std::vector<const GanttRun*>& runs) {
     out.kind = "job size";
     for (std::size_t k = 0; k < kSizeLabels.size(); ++k) {
       out.labels.emplace_back(kSizeLabels[k]);
-      out.colors.emplace_back(kTenantColors[k]);
+      out.colors.emplace_back(tenant_color(k));
     }
     return out;
   }
@@ -328,12 +324,12 @@ GanttCategories gantt_categories(const std::vector<const GanttRun*>& runs) {
   for (std::size_t i = 0; i < ranked.size() && i < kMaxTenantColors; ++i) {
     out.tenant_index[ranked[i].first] = static_cast<std::uint16_t>(out.labels.size());
     out.labels.push_back(ranked[i].first.empty() ? "(no tenant)" : ranked[i].first);
-    out.colors.emplace_back(kTenantColors[i]);
+    out.colors.emplace_back(tenant_color(i));
   }
   if (overflow) {
     out.other = static_cast<std::uint16_t>(out.labels.size());
     out.labels.push_back(fmt::format("{} other tenants", ranked.size() - kMaxTenantColors));
-    out.colors.emplace_back(kOtherColor);
+    out.colors.emplace_back(tenant_color(kTenantColorCount));
   }
   return out;
 }

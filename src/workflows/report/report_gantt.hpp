@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "report_svg.hpp"
+
 namespace schedlab::report {
 
 inline constexpr std::size_t kMaxGpuRows = 256;
@@ -82,7 +84,7 @@ struct GanttCategories {
 // By tenant when any job has one: the kMaxTenantColors tenants with the most busy GPU time
 // (over the whole runs; ties by name) get their own colour, the rest share "other tenants".
 // Otherwise by job size: 1 GPU, 2-4, 5-8, 9-32, 33+ GPUs.
-inline constexpr std::size_t kMaxTenantColors = 12;
+inline constexpr std::size_t kMaxTenantColors = kTenantColorCount;
 GanttCategories gantt_categories(const std::vector<const GanttRun*>& runs);
 
 struct GanttChart {

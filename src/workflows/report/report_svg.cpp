@@ -14,7 +14,7 @@ const char* const kChartStyle = R"CSS(svg.chart{display:block;font-family:inheri
 svg .grid{stroke:#ececec;stroke-width:1} svg .axis{stroke:#888;stroke-width:1} svg .tickmark{stroke:#888}
 svg .tick{font-size:10px;fill:#555} svg .axis-label{font-size:11px;fill:#333}
 svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round} svg .band{fill-opacity:.18;stroke:none}
-svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5}
+svg .errorbar{fill:none;stroke-width:1.2} svg .legend-line{stroke-width:2.5} svg .dashed{stroke-dasharray:6 4}
 svg .direct-label{font-size:11px;font-weight:600} svg .legend-label{font-size:11px;fill:#333}
 svg .key-heading{font-size:11px;font-weight:600;fill:#333} svg .row-label{font-size:10px;fill:#444}
 svg .row-band{fill:#f4f4f4} svg .separator{stroke:#c4c4c4;stroke-width:.6}
@@ -267,6 +267,13 @@ const std::string& palette_color(std::size_t index) {
   return kColors[index % kColors.size()];
 }
 
+const std::string& tenant_color(std::size_t rank) {
+  static const std::array<std::string, kTenantColorCount + 1> kColors = {
+      "#4E79A7", "#F28E2B", "#59A14F", "#B07AA1", "#EDC948", "#76B7B2", "#FF9DA7",
+      "#9C755F", "#A0CBE8", "#8CD17D", "#D4A6C8", "#BCBD22", "#BDBDBD"};
+  return kColors[std::min(rank, kTenantColorCount)];
+}
+
 const std::string& segment_color(std::size_t index) {
   static const std::array<std::string, 6> kColors = {"#332288", "#88CCEE", "#DDCC77",
                                                      "#CC6677", "#44AA99", "#AA4499"};
@@ -425,8 +432,8 @@ std::string render_line_chart(const LineChart& chart) {
       d +=
           fmt::format("{}{},{}", i == 0 ? "M" : " L", num(x(s.points[i].x)), num(y(s.points[i].y)));
     out +=
-        fmt::format("<path class=\"mark line\" d=\"{}\" stroke=\"{}\"><title>{}</title></path>\n",
-                    d, s.color, html_escape(s.label));
+        fmt::format("<path class=\"mark line{}\" d=\"{}\" stroke=\"{}\"><title>{}</title></path>\n",
+                    s.dashed ? " dashed" : "", d, s.color, html_escape(s.label));
     if (s.markers || s.points.size() == 1) {
       for (const auto& p : s.points)
         out += fmt::format(
@@ -445,9 +452,10 @@ std::string render_line_chart(const LineChart& chart) {
   for (const auto& item : legend) {
     const double cy = item.y + kLegendRow / 2;
     out += fmt::format(
-        "<g class=\"legend-item\"><line class=\"legend-line\" x1=\"{}\" y1=\"{}\" x2=\"{}\" "
+        "<g class=\"legend-item\"><line class=\"legend-line{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" "
         "y2=\"{}\" stroke=\"{}\"/>",
-        num(item.x), num(cy), num(item.x + 18), num(cy), item.series->color);
+        item.series->dashed ? " dashed" : "", num(item.x), num(cy), num(item.x + 18), num(cy),
+        item.series->color);
     if (item.series->markers)
       out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>", num(item.x + 9),
                          num(cy), item.series->color);

@@ -45,6 +45,11 @@ const std::string& palette_color(std::size_t index);
 // scheme) and distinct from the series palette, so a segment colour never reads as a run.
 const std::string& segment_color(std::size_t index);
 
+// Tenant colours by rank (Tableau's 10 plus two, distinct from each other and from black and
+// red): ranks 0 to kTenantColorCount - 1 get their own, every later rank the grey of "others".
+inline constexpr std::size_t kTenantColorCount = 12;
+const std::string& tenant_color(std::size_t rank);
+
 // Durations: picks s, min, h or d so that `max_s` reads as a small number.
 struct DurationUnit {
   std::string name;  // "s", "min", "h", "d"
@@ -64,6 +69,7 @@ struct LineSeries {
   // Optional confidence band, one (low, high) per point.
   std::vector<std::pair<double, double>> band;
   bool markers = false;
+  bool dashed = false;  // a reference level (e.g. an entitlement) rather than data
 };
 
 enum class Scale { kLinear, kLog10 };
