@@ -2,10 +2,17 @@
 // over replicates of the workload (docs/leaderboard.md).
 //
 // Contracts:
-// - A suite runs as one sweep per trace into OUT/sweeps/NAME (run_sweep: resumable, parallel,
-//   reproducible), each with the suite's policies, seeds and run options. Replicate r of every
-//   policy on a trace replays the same workload (seed r), so policies are compared paired,
-//   replicate by replicate.
+// - A suite holds one or more tracks; each track is ranked on its own (its traces, policies,
+//   replicates and metrics), and everything below holds per track. A suite without "tracks"
+//   is one unnamed track.
+// - A track runs as one sweep per trace into OUT/sweeps/TRACE (OUT/sweeps/TRACK/TRACE in a
+//   suite with "tracks"; run_sweep: resumable, parallel, reproducible), each with the track's
+//   policies, seeds and run options, and with the GPU-count and duration classes of every job
+//   (default bounds) in each cell's summary. Replicate r of every policy on a trace replays the
+//   same workload (seed r), so policies are compared paired, replicate by replicate.
+// - Per trace, metric, policy and job class: the metric over the class's jobs, averaged over
+//   the replicates in which the class has jobs (none: no value; a metric without a class
+//   breakdown: no value).
 // - Per trace and ranking metric: the mean and 95% CI (Student t) over the replicates; ranks by
 //   mean in the metric's direction, standard competition ranking ("1, 2, 2, 4"), where means
 //   equal at 6 decimals share a rank; equal ranks list in suite order.
@@ -25,12 +32,14 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "schedlab/job_classes.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
@@ -38,9 +47,10 @@
 namespace schedlab {
 
 struct LeaderboardTrace {
-  std::string name;   // short name, unique in the suite: headings and OUT/sweeps/NAME
-  std::string shown;  // the trace and cluster as the suite file gives them, for headings
-  SweepSpec sweep;    // this trace on its cluster, with every policy and replicate
+  std::string name;       // short name, unique in its track: headings
+  std::string sweep_dir;  // under OUT/sweeps: NAME, or TRACK/NAME in a suite with "tracks"
+  std::string shown;      // the trace and cluster as the suite file gives them, for headings
+  SweepSpec sweep;        // this trace on its cluster, with every policy and replicate
 };
 
 struct LeaderboardMetric {
@@ -49,9 +59,8 @@ struct LeaderboardMetric {
   bool lower_is_better = true;
 };
 
-struct LeaderboardSuite {
-  std::string source;  // the suite file, for messages and headings
-  std::string name;
+struct LeaderboardTrack {
+  std::string name;  // unique in the suite; "" for the one track of a suite without "tracks"
   std::string description;
   std::vector<LeaderboardTrace> traces;
   std::vector<std::string> policies;  // variant labels, in suite order (same for every trace)
@@ -60,16 +69,26 @@ struct LeaderboardSuite {
   std::vector<LeaderboardMetric> metrics;
 };
 
+struct LeaderboardSuite {
+  std::string source;  // the suite file, for messages and headings
+  std::string name;
+  std::string description;
+  bool has_tracks = false;  // the file declares "tracks" (then every track has a name)
+  std::vector<LeaderboardTrack> tracks;
+};
+
 // Parses a suite (format in docs/leaderboard.md). Relative paths (traces, cluster files, option
 // files, Python policy files, plug-ins) are resolved against `base_dir`; plug-ins listed in
-// "plugins" are loaded. Throws ConfigError "SOURCE: FIELD: problem" on unknown keys, wrong types,
-// duplicate names, metrics without a direction, and several replicates that nothing varies.
+// "plugins" are loaded. In a suite with "tracks", the top level's policies, seeds, options and
+// metrics are the defaults of every track, each replaced as a whole by the track's own. Throws
+// ConfigError "SOURCE: FIELD: problem" on unknown keys, wrong types, duplicate names, metrics
+// without a direction, and several replicates that nothing varies.
 LeaderboardSuite parse_leaderboard_suite(const nlohmann::ordered_json& json,
                                          const std::string& source, const std::string& base_dir);
 
 // One policy's standing on one scope (a trace, or "overall") and metric.
 struct Standing {
-  std::size_t policy = 0;  // index into LeaderboardSuite::policies
+  std::size_t policy = 0;  // index into LeaderboardTrack::policies
   std::size_t rank = 0;    // 1 = best
   MeanCi value;            // over the replicates
   // Paired over the replicates against the first rank-1 policy (`best`), and against the
@@ -99,36 +118,52 @@ std::vector<double> tie_averaged_ranks(const std::vector<double>& values, bool l
 // Whether the 95% CI of the paired differences excludes 0 (false when n < 2).
 bool significant_difference(const MeanCi& paired_difference);
 
+// The job classes a board breaks its metrics down by: GPU count and duration, default bounds.
+struct LeaderboardClass {
+  JobClassKind kind = JobClassKind::kSize;
+  std::string label;   // as summary.json's by_size / by_duration key it ("5-8", ">1d")
+  std::string column;  // leaderboard.csv column: "size=5-8", "duration=>1d"
+};
+std::vector<LeaderboardClass> leaderboard_classes();
+// The job classes a leaderboard's sweeps compute in every cell.
+std::vector<JobClassKind> leaderboard_class_kinds();
+
+// The standings of one track.
 struct Leaderboard {
   std::vector<Ranking> per_trace;  // trace-major, metrics in suite order
   std::vector<Ranking> overall;    // one per metric (mean rank over traces), then "score"
+  // class_means[k][policy][c]: per_trace[k]'s metric over the jobs of leaderboard_classes()[c]
+  // (the contract's mean over replicates).
+  std::vector<std::vector<std::vector<std::optional<double>>>> class_means;
 };
 
-// The standings of a finished suite from its sweeps' results rows (`rows[trace]`, as
-// read_sweep_results returns them). Throws ConfigError when a row is missing or failed.
-Leaderboard compute_leaderboard(const LeaderboardSuite& suite,
+// The standings of a finished track (suite.tracks[track]) from its sweeps' results rows
+// (`rows[trace]`, as read_sweep_results returns them). Throws ConfigError when a row is missing
+// or failed.
+Leaderboard compute_leaderboard(const LeaderboardSuite& suite, std::size_t track,
                                 const std::vector<std::vector<nlohmann::ordered_json>>& rows);
 
-// The three outputs as (file name, content).
-std::vector<std::pair<std::string, std::string>> leaderboard_files(const LeaderboardSuite& suite,
-                                                                   const Leaderboard& board);
+// The three outputs as (file name, content); `boards` parallel to suite.tracks.
+std::vector<std::pair<std::string, std::string>> leaderboard_files(
+    const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards);
 
 struct LeaderboardRunOptions {
   std::string out_dir;
   unsigned jobs = 1;  // cells in parallel
   bool rerun = false;
-  // Called per trace before its sweep runs (index into suite.traces) and as its cells finish.
-  std::function<void(std::size_t trace, const SweepProgress&)> progress;
+  // Called per trace before its sweep runs (indices into suite.tracks and the track's traces)
+  // and as its cells finish.
+  std::function<void(std::size_t track, std::size_t trace, const SweepProgress&)> progress;
 };
 
 struct LeaderboardOutcome {
   std::size_t cells = 0, ran = 0, resumed = 0, failed = 0;
   std::exception_ptr first_failure;  // of the first failed cell (suite order)
   std::string failed_sweep_dir;      // where that cell's results are
-  Leaderboard board;                 // empty when a cell failed
+  std::vector<Leaderboard> boards;   // one per track; empty when a cell failed
 };
 
-// Runs every trace's sweep, then (when no cell failed) writes leaderboard.md, leaderboard.csv
+// Runs every track's sweeps, then (when no cell failed) writes leaderboard.md, leaderboard.csv
 // and leaderboard.html into options.out_dir.
 LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
                                    const LeaderboardRunOptions& options);

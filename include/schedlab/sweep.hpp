@@ -172,6 +172,10 @@ struct SweepRunOptions {
   // Called as a cell's run goes on (ProgressObserver), from the worker thread that runs it:
   // calls for different cells may be concurrent with each other and with `progress`.
   std::function<void(std::size_t cell, const RunProgress&)> cell_progress;
+  // Job classes each cell's summary.json breaks its jobs down by (CellOutputs::job_classes);
+  // when any, cell.json records them, so cells run without them are not resumed.
+  std::vector<JobClassKind> job_classes;
+  JobClassBounds class_bounds;
 };
 
 struct SweepOutcome {

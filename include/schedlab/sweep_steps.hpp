@@ -55,11 +55,12 @@ struct SweepRun {
 SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options);
 
 // Runs one cell and writes its files; returns its summary (throws what the simulation threw,
-// after removing the cell's stale cell.json). `marker` is the cell's SweepRun::markers entry.
+// after removing the cell's stale cell.json). `marker` is the cell's SweepRun::markers entry;
+// `outputs.files` is ignored (a cell always writes its files).
 nlohmann::ordered_json run_sweep_cell(const SweepSpec& spec, const SweepInputs& inputs,
                                       const SweepCell& cell, const std::string& out_dir,
                                       const nlohmann::ordered_json& marker,
-                                      const RunProgressCallback& progress = {});
+                                      const CellOutputs& outputs = {});
 
 // The text results.jsonl records for a failed cell: "stuck: ...", "input error: ...",
 // "output error: ..." (an OutputError: its files could not be written) or "internal error: ...".

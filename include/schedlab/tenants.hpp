@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -56,6 +57,10 @@ struct TenantsSpec {
 // malformed file, an unknown key, a negative quota or limit, a non-finite or negative weight, a
 // tenant named twice, or per-type quotas given for some tenants and not others.
 TenantsSpec load_tenants_spec(const std::string& text);
+// The --tenants argument with the file it names (FILE, or FILE of "philly-vc:FILE") mapped by
+// `rewrite`; "equal" and "proportional" as given. A sweep spec resolves its file with it.
+std::string rewrite_tenants_spec_file(
+    const std::string& text, const std::function<std::string(const std::string&)>& rewrite);
 
 // One tenant of a run, resolved against its trace and cluster.
 struct Tenant {

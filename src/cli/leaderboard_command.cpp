@@ -35,16 +35,21 @@ LeaderboardSuite read_suite(const std::string& path) {
   return parse_leaderboard_suite(file.json, path, file.base_dir);
 }
 
-// The overall standings as the terminal shows them.
-std::string overall_text(const LeaderboardSuite& suite, const Leaderboard& board) {
-  const Ranking& score = board.overall.back();
-  std::size_t width = 6;
-  for (const auto& name : suite.policies) width = std::max(width, name.size());
-  std::string out = fmt::format("{:>4}  {:<{}}  {}\n", "rank", "policy", width, "score");
-  for (const auto& s : score.standings) {
-    std::string value = fixed(s.value.mean, 2);
-    if (s.value.n >= 2) value += " ± " + fixed(s.value.ci95, 2);
-    out += fmt::format("{:>4}  {:<{}}  {}\n", s.rank, suite.policies[s.policy], width, value);
+// The overall standings of each track as the terminal shows them.
+std::string overall_text(const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards) {
+  std::string out;
+  for (std::size_t k = 0; k < suite.tracks.size(); ++k) {
+    const LeaderboardTrack& track = suite.tracks[k];
+    const Ranking& score = boards[k].overall.back();
+    if (suite.has_tracks) out += fmt::format("track {}\n", track.name);
+    std::size_t width = 6;
+    for (const auto& name : track.policies) width = std::max(width, name.size());
+    out += fmt::format("{:>4}  {:<{}}  {}\n", "rank", "policy", width, "score");
+    for (const auto& s : score.standings) {
+      std::string value = fixed(s.value.mean, 2);
+      if (s.value.n >= 2) value += " ± " + fixed(s.value.ci95, 2);
+      out += fmt::format("{:>4}  {:<{}}  {}\n", s.rank, track.policies[s.policy], width, value);
+    }
   }
   return out;
 }
@@ -72,9 +77,10 @@ Action add_leaderboard_command(CLI::App& app) {
     options.rerun = a->rerun;
     std::mutex mutex;
     if (!a->quiet)
-      options.progress = [&suite, &mutex](std::size_t trace, const SweepProgress& p) {
+      options.progress = [&suite, &mutex](std::size_t track, std::size_t trace,
+                                          const SweepProgress& p) {
         const std::lock_guard lock(mutex);
-        const std::string& name = suite.traces[trace].name;
+        const std::string& name = suite.tracks[track].traces[trace].sweep_dir;
         if (p.label.empty())
           std::fprintf(stderr, "leaderboard: %s: %zu cells (%zu already done)\n",
                        printable_text(name).c_str(), p.total, p.resumed);
@@ -96,7 +102,7 @@ Action add_leaderboard_command(CLI::App& app) {
           outcome.first_failure,
           fmt::format("leaderboard: {} of {} cells failed, no board written (see {}/results.csv)",
                       outcome.failed, outcome.cells, outcome.failed_sweep_dir));
-    const std::string table = overall_text(suite, outcome.board);
+    const std::string table = overall_text(suite, outcome.boards);
     std::fwrite(table.data(), 1, table.size(), stdout);
     std::printf(
         "leaderboard: %zu cells (%zu run, %zu resumed) in %.2f s with %u worker%s; board in "

@@ -187,9 +187,9 @@ const RunOptionInfo kTable[] = {
      "grid carbon intensity CSV (time, gco2_per_kwh) for emissions_kg", true, true,
      SummaryEcho::kClusterModels, set_file<CarbonSeries, &RunOptions::carbon, load_carbon_series>,
      file_value<CarbonSeries, &RunOptions::carbon>, file_set<CarbonSeries, &RunOptions::carbon>},
-    // Tenants (docs/tenants.md). Not in sweep specs yet: a spec's paths would need resolving.
+    // Tenants (docs/tenants.md). A sweep spec resolves the file against its own directory.
     {"tenants", "--tenants", RunOptionKind::kText,
-     "tenants and their quotas: equal | proportional | philly-vc:FILE | a JSON file", true, false,
+     "tenants and their quotas: equal | proportional | philly-vc:FILE | a JSON file", true, true,
      SummaryEcho::kWhenSet,
      [](RunOptions& o, const RunOptionValue& v) {
        o.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec(text_of(v)));

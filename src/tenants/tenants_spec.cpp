@@ -184,4 +184,15 @@ TenantsSpec load_tenants_spec(const std::string& text) {
   return load_file(text);
 }
 
+std::string rewrite_tenants_spec_file(
+    const std::string& text, const std::function<std::string(const std::string&)>& rewrite) {
+  if (text.empty() || text == "equal" || text == "proportional") return text;
+  constexpr std::string_view kPhillyPrefix = "philly-vc:";
+  if (text.starts_with(kPhillyPrefix)) {
+    const std::string path = text.substr(kPhillyPrefix.size());
+    return path.empty() ? text : std::string(kPhillyPrefix) + rewrite(path);
+  }
+  return rewrite(text);
+}
+
 }  // namespace schedlab

@@ -14,6 +14,7 @@
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/leaderboard.hpp"
+#include "schedlab/output.hpp"
 #include "support/builders.hpp"
 #include "workflows/fixtures.hpp"
 
@@ -46,7 +47,8 @@ Json small_suite(const std::string& trace) {
       {"metrics", Json::array({"wait_s.mean", "utilization"})}};
 }
 
-// The rows of leaderboard.csv keyed by "scope metric policy", as column -> value.
+// The rows of leaderboard.csv keyed by "scope metric policy" ("track scope metric policy" in a
+// suite with tracks), as column -> value.
 std::map<std::string, std::map<std::string, std::string>> board_rows(const std::string& csv) {
   std::map<std::string, std::map<std::string, std::string>> rows;
   std::vector<std::string> header;
@@ -69,7 +71,8 @@ std::map<std::string, std::map<std::string, std::string>> board_rows(const std::
     }
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = fields.at(i);
-    rows[row["scope"] + " " + row["metric"] + " " + row["policy"]] = row;
+    const std::string track = row.count("track") != 0 ? row["track"] + " " : "";
+    rows[track + row["scope"] + " " + row["metric"] + " " + row["policy"]] = row;
   }
   return rows;
 }
@@ -166,7 +169,7 @@ TEST_CASE("suite errors name the file, the field and the value", "[leaderboard]"
   unknown["replicates"] = 3;
   CHECK(suite_error_of(unknown) ==
         "suite.json: replicates: unknown key (known: description, metrics, name, options, "
-        "plugins, policies, seeds, traces)");
+        "plugins, policies, seeds, traces, tracks)");
   Json no_cluster = suite;
   no_cluster["traces"][1].erase("cluster");
   CHECK(suite_error_of(no_cluster) ==
@@ -208,7 +211,9 @@ TEST_CASE("a suite runs as sweeps and its board restates their results", "[leade
   Json json = small_suite(trace);
   json["policies"].push_back("easy-backfill");  // one line adds a policy
   const LeaderboardSuite suite = parse_leaderboard_suite(json, "suite.json", dir);
-  REQUIRE(suite.policies == std::vector<std::string>{"fifo", "sjf", "las", "easy-backfill"});
+  REQUIRE(suite.tracks.size() == 1);
+  REQUIRE(suite.tracks[0].policies ==
+          std::vector<std::string>{"fifo", "sjf", "las", "easy-backfill"});
 
   LeaderboardRunOptions options;
   options.out_dir = dir + "/out";
@@ -217,12 +222,14 @@ TEST_CASE("a suite runs as sweeps and its board restates their results", "[leade
   REQUIRE_FALSE(first.first_failure);
   CHECK(first.cells == 2 * 4 * 3);
   CHECK(first.ran == 24);
+  REQUIRE(first.boards.size() == 1);
   const std::string md = read_text(dir + "/out/leaderboard.md");
   const std::string csv = read_text(dir + "/out/leaderboard.csv");
   const std::string html = read_text(dir + "/out/leaderboard.html");
   CHECK(md.find("| rank | policy | score |") != std::string::npos);
   CHECK(md.find("Only 3 replicates") != std::string::npos);
   CHECK(html.find("<table>") != std::string::npos);
+  CHECK(html.find("<svg") != std::string::npos);  // the score chart
 
   // Each board value is the mean over the replicates of the sweep's own results.
   const auto rows = board_rows(csv);
@@ -245,6 +252,58 @@ TEST_CASE("a suite runs as sweeps and its board restates their results", "[leade
         CHECK(board.at("n") == "3");
       }
   }
+  // Per-class columns: the metric over the class's jobs, averaged over the replicates in which
+  // the class has jobs, from each cell's by_size / by_duration; none for utilization.
+  for (const std::string trace_name : {"a", "b"}) {
+    const auto results = read_sweep_results(dir + "/out/sweeps/" + trace_name + "/results.jsonl");
+    for (const auto& c : leaderboard_classes()) {
+      const std::string by = std::string("by_") + job_class_kind_name(c.kind);
+      for (const std::string policy : {"fifo", "las"}) {
+        double sum = 0;
+        int n = 0;
+        for (const auto& row : results)
+          if (row["variant"] == policy)
+            if (const auto v = numeric_at(row["summary"][by][c.label], "wait_s.mean")) {
+              sum += *v;
+              ++n;
+            }
+        const auto& board = rows.at(trace_name + " wait_s.mean " + policy);
+        INFO(trace_name << " " << policy << " " << c.column);
+        if (n == 0) {
+          CHECK(board.at(c.column).empty());
+        } else {
+          REQUIRE_FALSE(board.at(c.column).empty());
+          CHECK(std::stod(board.at(c.column)) == Approx(sum / n).epsilon(1e-6));
+        }
+        CHECK(rows.at(trace_name + " utilization " + policy).at(c.column).empty());
+      }
+    }
+  }
+  CHECK(rows.at("a wait_s.mean fifo").at("size=1") != "");
+
+  // Tables show times in days when every mean of the column is at least 2 days, else in hours;
+  // the CSV keeps seconds.
+  for (const std::string trace_name : {"a", "b"}) {
+    bool days = true;
+    double fifo_s = 0;
+    for (const std::string policy : {"fifo", "sjf", "las", "easy-backfill"}) {
+      const double mean_s = std::stod(rows.at(trace_name + " wait_s.mean " + policy).at("mean"));
+      days = days && mean_s >= 2 * 86400;
+      if (policy == "fifo") fifo_s = mean_s;
+    }
+    const std::string table = md.substr(md.find("## Trace " + trace_name + "\n"));
+    INFO(table);
+    CHECK(table.find(fmt::format("| policy | mean wait ({}) | GPU utilization (fraction) |",
+                                 days ? "d" : "h")) != std::string::npos);
+    const std::string shown = fixed(fifo_s / (days ? 86400 : 3600), 1);
+    CHECK(table.find("| fifo | " + shown.substr(0, shown.size() - 1)) != std::string::npos);
+  }
+  CHECK(rows.at("overall score fifo").at("size=1").empty());
+  CHECK(csv.substr(0, csv.find('\n'))
+            .ends_with(
+                ",size=1,size=2-4,size=5-8,size=9+,duration=<=10m,duration=10m-1h,duration=1h-6h,"
+                "duration=6h-1d,duration=>1d"));
+
   // Ranks within a scope and metric follow the means in the metric's direction.
   for (const std::string metric : {"wait_s.mean", "utilization"}) {
     std::vector<std::pair<int, double>> ranked;
@@ -267,6 +326,99 @@ TEST_CASE("a suite runs as sweeps and its board restates their results", "[leade
   CHECK(read_text(dir + "/out/leaderboard.md") == md);
   CHECK(read_text(dir + "/out/leaderboard.csv") == csv);
   CHECK(read_text(dir + "/out/leaderboard.html") == html);
+}
+
+TEST_CASE("each track of a suite ranks on its own as a suite of its own would", "[leaderboard]") {
+  const std::string dir = fresh_temp_dir("leaderboard-tracks");
+  const std::string trace = write_small_trace(dir);
+  const Json one = small_suite(trace);
+  Json two = Json{{"name", "two"},
+                  {"traces", Json::array({Json{{"path", trace}, {"cluster", "2x8:V100"}}})},
+                  {"policies", Json::array({"las", "fifo"})},
+                  {"metrics", Json::array({"jct_s.mean", "wait_s.p95"})}};
+  // The suite's seeds and options are the defaults of both tracks.
+  const Json suite_json = Json{{"name", "tracked"},
+                               {"seeds", one["seeds"]},
+                               {"options", one["options"]},
+                               {"tracks", Json::array({Json{{"name", "one"},
+                                                            {"traces", one["traces"]},
+                                                            {"policies", one["policies"]},
+                                                            {"metrics", one["metrics"]}},
+                                                       two})}};
+  const LeaderboardSuite suite = parse_leaderboard_suite(suite_json, "suite.json", dir);
+  REQUIRE(suite.has_tracks);
+  REQUIRE(suite.tracks.size() == 2);
+  CHECK(suite.tracks[1].name == "two");
+  CHECK(suite.tracks[1].seeds == std::vector<std::uint64_t>{1, 2, 3});
+  CHECK(suite.tracks[1].traces[0].sweep_dir == "two/small");
+  LeaderboardRunOptions options;
+  options.out_dir = dir + "/tracks";
+  options.jobs = 2;
+  const LeaderboardOutcome tracked = run_leaderboard(suite, options);
+  REQUIRE_FALSE(tracked.first_failure);
+  CHECK(tracked.cells == 2 * 3 * 3 + 2 * 3);
+  CHECK(fs::exists(dir + "/tracks/sweeps/one/a/results.jsonl"));
+  CHECK(fs::exists(dir + "/tracks/sweeps/two/small/results.jsonl"));
+  const std::string md = read_text(dir + "/tracks/leaderboard.md");
+  CHECK(md.find("Suite `suite.json`: 2 tracks (one, two), each ranked on its own.") !=
+        std::string::npos);
+  CHECK(md.find("## Track one\n") != std::string::npos);
+  CHECK(md.find("## Track two\n") != std::string::npos);
+  CHECK(md.find("### Trace small\n") != std::string::npos);
+  const std::string html = read_text(dir + "/tracks/leaderboard.html");
+  std::size_t charts = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++charts;
+  CHECK(charts == 2);  // one per track
+
+  // Each track's rows are those of the same track run as a suite of its own.
+  Json alone_one = one;
+  Json alone_two = two;
+  alone_two["seeds"] = one["seeds"];
+  alone_two["options"] = one["options"];
+  const std::string tracked_csv = read_text(dir + "/tracks/leaderboard.csv");
+  CHECK(tracked_csv.starts_with("track,scope,metric,"));
+  const auto tracked_rows = board_rows(tracked_csv);
+  std::size_t compared = 0;
+  for (const auto& [name, alone] :
+       {std::pair{std::string("one"), alone_one}, std::pair{std::string("two"), alone_two}}) {
+    LeaderboardRunOptions alone_options;
+    alone_options.out_dir = dir + "/" + name;
+    const LeaderboardOutcome done =
+        run_leaderboard(parse_leaderboard_suite(alone, "suite.json", dir), alone_options);
+    REQUIRE_FALSE(done.first_failure);
+    for (auto [key, row] : board_rows(read_text(dir + "/" + name + "/leaderboard.csv"))) {
+      INFO(name << " " << key);
+      REQUIRE(tracked_rows.count(name + " " + key) == 1);
+      auto tracked_row = tracked_rows.at(name + " " + key);
+      CHECK(tracked_row.at("track") == name);
+      tracked_row.erase("track");
+      CHECK(tracked_row == row);
+      ++compared;
+    }
+  }
+  CHECK(compared == tracked_rows.size());
+
+  // Track errors name the track.
+  Json bad = suite_json;
+  bad["tracks"][1]["name"] = "one";
+  CHECK(suite_error_of(bad) ==
+        "suite.json: tracks[1].name: 'one' names two tracks (a name must be unique)");
+  bad = suite_json;
+  bad["tracks"][0].erase("name");
+  CHECK(suite_error_of(bad) == "suite.json: tracks[0].name: missing (the track's name, a string)");
+  bad = suite_json;
+  bad["traces"] = one["traces"];
+  CHECK(suite_error_of(bad) ==
+        "suite.json: traces: a suite with \"tracks\" gives the traces in each track");
+  bad = suite_json;
+  bad["tracks"][1]["metrics"] = Json::array({"wait_s.avg"});
+  CHECK(suite_error_of(bad) ==
+        "suite.json: tracks[1].metrics[0]: 'wait_s.avg' is not a metric "
+        "of summary.json (docs/metrics.md)");
+  bad = suite_json;
+  bad["tracks"][0]["replicates"] = 2;
+  CHECK(suite_error_of(bad).starts_with("suite.json: tracks[0].replicates: unknown key"));
 }
 
 TEST_CASE("the command runs plug-in policies, resumes, and refuses bad suites", "[leaderboard]") {
@@ -302,6 +454,11 @@ TEST_CASE("the command runs plug-in policies, resumes, and refuses bad suites", 
 }
 
 TEST_CASE("the committed board of the default suite reproduces", "[leaderboard]") {
+  // The tenants track replays the shared Philly 2017 trace (next to the repository).
+  if (!std::ifstream(std::string(SCHEDLAB_SHARED_DIR) + "/traces/philly-2017/philly.csv")) {
+    WARN("shared Philly 2017 trace not found: skipped");
+    return;
+  }
   const std::string out = fresh_temp_dir("leaderboard-default");
   const CommandResult done = run_command(
       fmt::format("cd {} && {} leaderboard suites/default.json -o {} -j 2 -q",
@@ -314,4 +471,5 @@ TEST_CASE("the committed board of the default suite reproduces", "[leaderboard]"
   INFO("docs/leaderboard.md is stale: `make leaderboard` rewrites it; review the rank changes");
   CHECK(committed == board);
   CHECK(board.find("| 1 | las-no-starvation-guard |") != std::string::npos);
+  CHECK(board.find("## Track tenants") != std::string::npos);
 }

@@ -317,6 +317,46 @@ TEST_CASE("sweep cluster models: seeds draw the failures, file contents are part
   fs::remove_all(dir);
 }
 
+TEST_CASE("sweep tenants: the file resolves against the spec and its contents are part of a cell",
+          "[workflows][sweep]") {
+  const std::string dir = fresh_temp_dir("sweep-tenants");
+  const std::string trace_path = write_small_trace(dir);
+  fs::create_directories(dir + "/spec");
+  { std::ofstream(dir + "/spec/t.json") << R"({"tenants": [{"name": "default", "quota": 16}]})"; }
+  Json json = small_sweep_spec(trace_path);
+  json["policies"] = {"fifo"};
+  json["load_scales"] = {1};
+  json["seeds"] = {1};
+  json["options"] = {{"tenants", "t.json"}};  // relative to the spec file's directory
+  const SweepSpec spec = parse_sweep_spec(json, dir + "/spec/spec.json", dir + "/spec");
+  REQUIRE(spec.options.tenants != nullptr);
+  CHECK(spec.options.tenants->text == dir + "/spec/t.json");
+  CHECK(sweep_spec_json(spec)["options"]["tenants"] == dir + "/spec/t.json");
+
+  SweepRunOptions run;
+  run.out_dir = dir + "/out";
+  REQUIRE(run_sweep(spec, run).failed == 0);
+  // With tenants, FIFO's summary reports them.
+  const auto rows = read_sweep_results(run.out_dir + "/results.jsonl");
+  REQUIRE(rows.size() == spec.traces.size() * spec.clusters.size());
+  for (const auto& row : rows)
+    CHECK(numeric_at(row["summary"], "fairness.entitlement_deficit_gpu_h").has_value());
+  // Changing the tenants file reruns the cells; asking for job classes does too.
+  CHECK(run_sweep(spec, run).ran == 0);
+  { std::ofstream(dir + "/spec/t.json") << R"({"tenants": [{"name": "default", "quota": 8}]})"; }
+  CHECK(run_sweep(spec, run).ran == rows.size());
+  run.job_classes = {JobClassKind::kSize};
+  CHECK(run_sweep(spec, run).ran == rows.size());
+  for (const auto& row : read_sweep_results(run.out_dir + "/results.jsonl"))
+    CHECK(row["summary"].contains("by_size"));
+  CHECK(run_sweep(spec, run).ran == 0);
+
+  json["options"] = {{"tenants", "philly-vc:"}};
+  CHECK(spec_error_of(json) ==
+        "spec.json: options.tenants: --tenants 'philly-vc:': expected a file after 'philly-vc:'");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("spec paths through a symlinked directory resolve as the file system does",
           "[workflows][sweep]") {
   const std::string dir = fresh_temp_dir("sweep-symlink");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedlab/error.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/summary_fields.hpp"
@@ -113,26 +115,50 @@ Ranking rank_policies(const std::vector<std::vector<double>>& samples, bool lowe
   return ranking;
 }
 
-Leaderboard compute_leaderboard(const LeaderboardSuite& suite,
+std::vector<LeaderboardClass> leaderboard_classes() {
+  const JobClassBounds bounds;
+  std::vector<LeaderboardClass> classes;
+  for (const JobClassKind kind : leaderboard_class_kinds())
+    for (auto& label : job_class_labels(kind, bounds)) {
+      std::string column = std::string(job_class_kind_name(kind)) + "=" + label;
+      classes.push_back({kind, std::move(label), std::move(column)});
+    }
+  return classes;
+}
+
+std::vector<JobClassKind> leaderboard_class_kinds() {
+  return {JobClassKind::kSize, JobClassKind::kDuration};
+}
+
+Leaderboard compute_leaderboard(const LeaderboardSuite& suite, std::size_t track_index,
                                 const std::vector<std::vector<Json>>& rows) {
-  SCHEDLAB_ASSERT(rows.size() == suite.traces.size(), "one results table per trace");
-  const std::size_t policies = suite.policies.size();
-  const std::size_t replicates = suite.seeds.size();
-  const std::size_t metrics = suite.metrics.size();
+  const LeaderboardTrack& track = suite.tracks.at(track_index);
+  SCHEDLAB_ASSERT(rows.size() == track.traces.size(), "one results table per trace");
+  const std::size_t policies = track.policies.size();
+  const std::size_t replicates = track.seeds.size();
+  const std::size_t metrics = track.metrics.size();
+  const std::vector<LeaderboardClass> classes = leaderboard_classes();
+  // class_sums[trace][metric][policy][class]: sum and count over the replicates with a value.
+  std::vector<std::vector<std::vector<std::vector<std::pair<double, std::size_t>>>>> class_sums(
+      track.traces.size(),
+      std::vector<std::vector<std::vector<std::pair<double, std::size_t>>>>(
+          metrics, std::vector<std::vector<std::pair<double, std::size_t>>>(
+                       policies, std::vector<std::pair<double, std::size_t>>(classes.size()))));
   // values[trace][metric][policy][replicate]
   std::vector<std::vector<std::vector<std::vector<double>>>> values(
-      suite.traces.size(),
+      track.traces.size(),
       std::vector<std::vector<std::vector<double>>>(
           metrics, std::vector<std::vector<double>>(policies, std::vector<double>(replicates))));
-  for (std::size_t t = 0; t < suite.traces.size(); ++t) {
+  for (std::size_t t = 0; t < track.traces.size(); ++t) {
     std::map<std::pair<std::string, std::uint64_t>, const Json*> cells;
     for (const auto& row : rows[t])
       cells[{row.at("variant").get<std::string>(), row.at("seed").get<std::uint64_t>()}] = &row;
     for (std::size_t p = 0; p < policies; ++p)
       for (std::size_t r = 0; r < replicates; ++r) {
-        const auto it = cells.find({suite.policies[p], suite.seeds[r]});
-        const std::string where = fmt::format("trace {}: policy {}, seed {}", suite.traces[t].name,
-                                              suite.policies[p], suite.seeds[r]);
+        const auto it = cells.find({track.policies[p], track.seeds[r]});
+        const std::string where =
+            fmt::format("trace {}: policy {}, seed {}", track.traces[t].sweep_dir,
+                        track.policies[p], track.seeds[r]);
         if (it == cells.end())
           throw ConfigError(fmt::format("{}: no results row for {}", suite.source, where));
         const Json& row = *it->second;
@@ -140,22 +166,39 @@ Leaderboard compute_leaderboard(const LeaderboardSuite& suite,
           throw ConfigError(fmt::format("{}: the cell of {} failed: {}", suite.source, where,
                                         row.value("error", std::string("?"))));
         for (std::size_t m = 0; m < metrics; ++m) {
-          const auto value = numeric_at(row.at("summary"), suite.metrics[m].key);
+          const auto value = numeric_at(row.at("summary"), track.metrics[m].key);
           if (!value)
             throw ConfigError(fmt::format("{}: the summary of {} has no metric {}", suite.source,
-                                          where, suite.metrics[m].key));
+                                          where, track.metrics[m].key));
           values[t][m][p][r] = *value;
+          for (std::size_t c = 0; c < classes.size(); ++c) {
+            const std::string by = std::string("by_") + job_class_kind_name(classes[c].kind);
+            const Json& summary = row.at("summary");
+            const auto kind = summary.find(by);
+            if (kind == summary.end() || !kind->contains(classes[c].label)) continue;
+            if (const auto v = numeric_at(kind->at(classes[c].label), track.metrics[m].key)) {
+              class_sums[t][m][p][c].first += *v;
+              ++class_sums[t][m][p][c].second;
+            }
+          }
         }
       }
   }
 
   Leaderboard board;
-  for (std::size_t t = 0; t < suite.traces.size(); ++t)
+  for (std::size_t t = 0; t < track.traces.size(); ++t)
     for (std::size_t m = 0; m < metrics; ++m) {
-      Ranking ranking = rank_policies(values[t][m], suite.metrics[m].lower_is_better);
-      ranking.scope = suite.traces[t].name;
-      ranking.metric = suite.metrics[m].key;
+      Ranking ranking = rank_policies(values[t][m], track.metrics[m].lower_is_better);
+      ranking.scope = track.traces[t].name;
+      ranking.metric = track.metrics[m].key;
       board.per_trace.push_back(std::move(ranking));
+      std::vector<std::vector<std::optional<double>>> means(
+          policies, std::vector<std::optional<double>>(classes.size()));
+      for (std::size_t p = 0; p < policies; ++p)
+        for (std::size_t c = 0; c < classes.size(); ++c)
+          if (const auto [sum, n] = class_sums[t][m][p][c]; n > 0)
+            means[p][c] = sum / static_cast<double>(n);
+      board.class_means.push_back(std::move(means));
     }
 
   // mean_rank[metric][policy][replicate]: the policy's rank, averaged over the traces.
@@ -163,19 +206,19 @@ Leaderboard compute_leaderboard(const LeaderboardSuite& suite,
       metrics, std::vector<std::vector<double>>(policies, std::vector<double>(replicates, 0.0)));
   for (std::size_t m = 0; m < metrics; ++m)
     for (std::size_t r = 0; r < replicates; ++r)
-      for (std::size_t t = 0; t < suite.traces.size(); ++t) {
+      for (std::size_t t = 0; t < track.traces.size(); ++t) {
         std::vector<double> replicate(policies);
         for (std::size_t p = 0; p < policies; ++p) replicate[p] = values[t][m][p][r];
         const std::vector<double> ranks =
-            tie_averaged_ranks(replicate, suite.metrics[m].lower_is_better);
+            tie_averaged_ranks(replicate, track.metrics[m].lower_is_better);
         for (std::size_t p = 0; p < policies; ++p)
-          mean_rank[m][p][r] += ranks[p] / static_cast<double>(suite.traces.size());
+          mean_rank[m][p][r] += ranks[p] / static_cast<double>(track.traces.size());
       }
   std::vector<std::vector<double>> score(policies, std::vector<double>(replicates, 0.0));
   for (std::size_t m = 0; m < metrics; ++m) {
     Ranking ranking = rank_policies(mean_rank[m], true);
     ranking.scope = "overall";
-    ranking.metric = suite.metrics[m].key;
+    ranking.metric = track.metrics[m].key;
     board.overall.push_back(std::move(ranking));
     for (std::size_t p = 0; p < policies; ++p)
       for (std::size_t r = 0; r < replicates; ++r)

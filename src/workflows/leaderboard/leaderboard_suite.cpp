@@ -85,16 +85,19 @@ Json resolve_python_policy(const Json& entry, const std::string& base_dir) {
   return out;
 }
 
-std::vector<LeaderboardMetric> parse_metrics(const Json& json, const std::string& source) {
+// `json` is the "metrics" value (null: the defaults); `field` names it in messages.
+std::vector<LeaderboardMetric> parse_metrics(const Json& json, const std::string& source,
+                                             const std::string& field_name) {
   std::vector<std::string> keys = kDefaultMetrics;
-  if (const auto it = json.find("metrics"); it != json.end()) {
+  if (!json.is_null()) {
+    const Json* it = &json;
     if (!it->is_array() || it->empty())
-      suite_error(source, "metrics", "expected a non-empty list of summary.json metric keys");
+      suite_error(source, field_name, "expected a non-empty list of summary.json metric keys");
     keys.clear();
     for (std::size_t i = 0; i < it->size(); ++i) {
       const Json& key = (*it)[i];
       if (!key.is_string())
-        suite_error(source, fmt::format("metrics[{}]", i),
+        suite_error(source, fmt::format("{}[{}]", field_name, i),
                     fmt::format("expected a metric key (a string), got {}", json_text(key)));
       keys.push_back(key.get<std::string>());
     }
@@ -102,7 +105,7 @@ std::vector<LeaderboardMetric> parse_metrics(const Json& json, const std::string
   std::vector<LeaderboardMetric> metrics;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::string field = fmt::format("metrics[{}]", i);
+    const std::string field = fmt::format("{}[{}]", field_name, i);
     const MetricInfo* info = find_metric(keys[i]);
     if (info == nullptr || info->group)
       suite_error(source, field,
@@ -120,49 +123,46 @@ std::vector<LeaderboardMetric> parse_metrics(const Json& json, const std::string
   return metrics;
 }
 
-}  // namespace
-
-LeaderboardSuite parse_leaderboard_suite(const Json& json, const std::string& source,
-                                         const std::string& base_dir) {
-  if (!json.is_object()) suite_error(source, "(top level)", "expected a JSON object");
-  check_keys(
-      json, {"description", "metrics", "name", "options", "plugins", "policies", "seeds", "traces"},
-      source, "");
-  LeaderboardSuite suite;
-  suite.source = source;
-  suite.name = optional_string(json, "name", source, "name");
-  if (suite.name.empty()) suite.name = fs::path(source).stem().string();
-  if (const auto it = json.find("description"); it != json.end()) {
-    if (!it->is_string()) suite_error(source, "description", "expected a string");
-    suite.description = it->get<std::string>();
+// The value of `key` in the track, else in the suite (a track's own replaces the suite's);
+// null when neither gives it. `field` is set to where it came from, for messages.
+const Json& inherited(const Json& track, const Json& suite, const char* key,
+                      const std::string& prefix, std::string& field) {
+  static const Json kNull;
+  if (const auto it = track.find(key); it != track.end()) {
+    field = prefix + key;
+    return *it;
   }
+  field = key;
+  if (const auto it = suite.find(key); it != suite.end()) return *it;
+  return kNull;
+}
 
-  // Plug-ins first: the policies may name what they register.
-  if (const auto it = json.find("plugins"); it != json.end()) {
-    if (!it->is_array()) suite_error(source, "plugins", "expected a list of plug-in files");
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const Json& file = (*it)[i];
-      if (!file.is_string() || file.get<std::string>().empty())
-        suite_error(source, fmt::format("plugins[{}]", i),
-                    fmt::format("expected a plug-in file (a string), got {}", json_text(file)));
-      load_plugin(resolve(file.get<std::string>(), base_dir));
-    }
-  }
-
-  const auto policies = json.find("policies");
-  if (policies == json.end() || !policies->is_array() || policies->empty())
-    suite_error(source, "policies", "expected a non-empty list of policies");
+// One track: `json` holds its traces (and in a suite with tracks, its own keys); `suite` the
+// defaults. `prefix` is "" or "tracks[I]." for messages; `track_dir` is "" or "TRACK/".
+LeaderboardTrack parse_track(const Json& json, const Json& suite, const std::string& source,
+                             const std::string& base_dir, const std::string& prefix,
+                             const std::string& track_dir) {
+  LeaderboardTrack track;
+  std::string policies_field;
+  const Json& policies = inherited(json, suite, "policies", prefix, policies_field);
+  if (!policies.is_array() || policies.empty())
+    suite_error(source, policies_field, "expected a non-empty list of policies");
   Json resolved_policies = Json::array();
-  for (const auto& entry : *policies)
+  for (const auto& entry : policies)
     resolved_policies.push_back(resolve_python_policy(entry, base_dir));
+  std::string seeds_field, options_field, metrics_field;
+  const Json& seeds = inherited(json, suite, "seeds", prefix, seeds_field);
+  const Json& options = inherited(json, suite, "options", prefix, options_field);
+  const Json& metrics = inherited(json, suite, "metrics", prefix, metrics_field);
 
   const auto traces = json.find("traces");
   if (traces == json.end() || !traces->is_array() || traces->empty())
-    suite_error(source, "traces", "expected a non-empty list of {\"name\", \"path\", \"cluster\"}");
+    suite_error(source, prefix + "traces",
+                "expected a non-empty list of {\"name\", \"path\", \"cluster\"}");
   std::set<std::string> names;
   for (std::size_t i = 0; i < traces->size(); ++i) {
     const Json& entry = (*traces)[i];
-    const std::string field = fmt::format("traces[{}]", i);
+    const std::string field = fmt::format("{}traces[{}]", prefix, i);
     if (!entry.is_object())
       suite_error(source, field,
                   fmt::format("expected an object with \"path\" and \"cluster\", got {}",
@@ -192,27 +192,98 @@ LeaderboardSuite parse_leaderboard_suite(const Json& json, const std::string& so
     spec["traces"] = Json::array({trace});
     spec["clusters"] = Json::array({cluster});
     if (entry.contains("load_scale")) spec["load_scales"] = Json::array({entry["load_scale"]});
-    if (json.contains("seeds")) spec["seeds"] = json["seeds"];
-    if (json.contains("options")) spec["options"] = json["options"];
+    if (!seeds.is_null()) spec["seeds"] = seeds;
+    if (!options.is_null()) spec["options"] = options;
     spec["reproducible"] = true;
     LeaderboardTrace board_trace;
     board_trace.name = name;
+    board_trace.sweep_dir = track_dir + name;
     board_trace.shown = fmt::format("{} on {}", path, cluster);
     board_trace.sweep = parse_sweep_spec(spec, source, base_dir);
-    suite.traces.push_back(std::move(board_trace));
+    track.traces.push_back(std::move(board_trace));
   }
 
-  const SweepSpec& first = suite.traces.front().sweep;
-  for (const auto& variant : first.variants) suite.policies.push_back(variant.label);
-  suite.seeds = first.seeds;
-  suite.resample = first.options.resample.text;
-  if (suite.seeds.size() > 1 && !first.options.seed_changes_results())
-    suite_error(source, "seeds",
+  const SweepSpec& first = track.traces.front().sweep;
+  for (const auto& variant : first.variants) track.policies.push_back(variant.label);
+  track.seeds = first.seeds;
+  track.resample = first.options.resample.text;
+  if (track.seeds.size() > 1 && !first.options.seed_changes_results())
+    suite_error(source, seeds_field,
                 fmt::format("{} replicates, but nothing varies between them: every seed replays "
                             "the same workload; set options.resample (e.g. \"bootstrap\", "
                             "docs/leaderboard.md) or give one seed",
-                            suite.seeds.size()));
-  suite.metrics = parse_metrics(json, source);
+                            track.seeds.size()));
+  track.metrics = parse_metrics(metrics, source, metrics_field);
+  return track;
+}
+
+}  // namespace
+
+LeaderboardSuite parse_leaderboard_suite(const Json& json, const std::string& source,
+                                         const std::string& base_dir) {
+  if (!json.is_object()) suite_error(source, "(top level)", "expected a JSON object");
+  check_keys(json,
+             {"description", "metrics", "name", "options", "plugins", "policies", "seeds", "traces",
+              "tracks"},
+             source, "");
+  LeaderboardSuite suite;
+  suite.source = source;
+  suite.name = optional_string(json, "name", source, "name");
+  if (suite.name.empty()) suite.name = fs::path(source).stem().string();
+  if (const auto it = json.find("description"); it != json.end()) {
+    if (!it->is_string()) suite_error(source, "description", "expected a string");
+    suite.description = it->get<std::string>();
+  }
+
+  // Plug-ins first: the policies may name what they register.
+  if (const auto it = json.find("plugins"); it != json.end()) {
+    if (!it->is_array()) suite_error(source, "plugins", "expected a list of plug-in files");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& file = (*it)[i];
+      if (!file.is_string() || file.get<std::string>().empty())
+        suite_error(source, fmt::format("plugins[{}]", i),
+                    fmt::format("expected a plug-in file (a string), got {}", json_text(file)));
+      load_plugin(resolve(file.get<std::string>(), base_dir));
+    }
+  }
+
+  const auto tracks = json.find("tracks");
+  if (tracks == json.end()) {
+    suite.tracks.push_back(parse_track(json, Json::object(), source, base_dir, "", ""));
+    return suite;
+  }
+  suite.has_tracks = true;
+  if (json.contains("traces"))
+    suite_error(source, "traces", "a suite with \"tracks\" gives the traces in each track");
+  if (!tracks->is_array() || tracks->empty())
+    suite_error(source, "tracks",
+                "expected a non-empty list of {\"name\", \"traces\", ...} (docs/leaderboard.md)");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < tracks->size(); ++i) {
+    const Json& entry = (*tracks)[i];
+    const std::string field = fmt::format("tracks[{}]", i);
+    if (!entry.is_object())
+      suite_error(
+          source, field,
+          fmt::format("expected an object with \"name\" and \"traces\", got {}", json_text(entry)));
+    check_keys(entry, {"description", "metrics", "name", "options", "policies", "seeds", "traces"},
+               source, field);
+    const std::string name = optional_string(entry, "name", source, field + ".name");
+    if (name.empty()) suite_error(source, field + ".name", "missing (the track's name, a string)");
+    if (!valid_trace_name(name))
+      suite_error(source, field + ".name",
+                  fmt::format("'{}' is not a usable name (letters, digits, '.', '_', '-')", name));
+    if (!names.insert(name).second)
+      suite_error(source, field + ".name",
+                  fmt::format("'{}' names two tracks (a name must be unique)", name));
+    LeaderboardTrack track = parse_track(entry, json, source, base_dir, field + ".", name + "/");
+    track.name = name;
+    if (const auto it = entry.find("description"); it != entry.end()) {
+      if (!it->is_string()) suite_error(source, field + ".description", "expected a string");
+      track.description = it->get<std::string>();
+    }
+    suite.tracks.push_back(std::move(track));
+  }
   return suite;
 }
 

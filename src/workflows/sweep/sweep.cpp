@@ -26,6 +26,7 @@
 #include "schedlab/resample.hpp"
 #include "schedlab/run_option_table.hpp"
 #include "schedlab/simulation.hpp"
+#include "schedlab/tenants.hpp"
 #include "schedlab/trace.hpp"
 
 namespace schedlab {
@@ -243,6 +244,10 @@ void parse_options(const Json& options, const std::string& source, const std::st
     Json value = *it;
     if (option.kind == RunOptionKind::kFile && it->is_string() && !it->get<std::string>().empty())
       value = resolve_spec_path(it->get<std::string>(), base_dir);
+    if (option.key == "tenants" && it->is_string())
+      value = rewrite_tenants_spec_file(
+          it->get<std::string>(),
+          [&base_dir](const std::string& file) { return resolve_spec_path(file, base_dir); });
     try {
       set_run_option_json(spec.options, option, value);
     } catch (const InputError& e) {

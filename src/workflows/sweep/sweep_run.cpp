@@ -12,12 +12,14 @@
 #include "schedlab/error_kind.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/fingerprint.hpp"
+#include "schedlab/job_classes.hpp"
 #include "schedlab/json_text.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/simulation.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/sweep_inflight.hpp"
 #include "schedlab/sweep_steps.hpp"
+#include "schedlab/tenants.hpp"
 #include "schedlab/trace.hpp"
 #include "schedlab/trace_fingerprint.hpp"
 
@@ -80,6 +82,8 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   if (spec.options.failure_trace)
     option_files["failure_trace"] = file_fingerprint(spec.options.failure_trace->path);
   if (spec.options.carbon) option_files["carbon"] = file_fingerprint(spec.options.carbon->path);
+  if (spec.options.tenants && !spec.options.tenants->path.empty())
+    option_files["tenants"] = file_fingerprint(spec.options.tenants->path);
   std::vector<Json> cluster_files;
   for (const auto& text : spec.clusters) {
     Json files = option_files;
@@ -88,6 +92,14 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
     cluster_files.push_back(std::move(files));
   }
   const Json options_echo = sweep_spec_json(spec).at("options");
+  Json classes_echo = Json::object();
+  if (!options.job_classes.empty()) {
+    Json kinds = Json::array();
+    for (const JobClassKind kind : options.job_classes) kinds.push_back(job_class_kind_name(kind));
+    classes_echo["kinds"] = std::move(kinds);
+    classes_echo["size_upper"] = options.class_bounds.size_upper;
+    classes_echo["duration_upper_ms"] = options.class_bounds.duration_upper_ms;
+  }
   for (const auto& cell : all_cells) {
     run.definitions.push_back(cell_definition(spec, cell));
     Json marker = run.definitions.back();
@@ -96,6 +108,7 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
       marker["file_fingerprints"] = cluster_files[cell.cluster];
     marker["options"] = options_echo;
     marker["reproducible"] = spec.reproducible;
+    if (!options.job_classes.empty()) marker["job_classes"] = classes_echo;
     run.markers.push_back(std::move(marker));
   }
 
@@ -137,13 +150,13 @@ SweepRun prepare_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
 
 Json run_sweep_cell(const SweepSpec& spec, const SweepInputs& inputs, const SweepCell& cell,
                     const std::string& out_dir, const Json& marker,
-                    const RunProgressCallback& progress) {
+                    const CellOutputs& cell_outputs) {
   const fs::path dir = fs::path(out_dir) / cell_dir_name(spec, cell);
   // A stale record must not outlive the files it describes: it goes before any is replaced.
   std::error_code ignored;
   fs::remove(dir / "cell.json", ignored);
-  CellOutputs outputs;
-  outputs.progress = progress;
+  CellOutputs outputs = cell_outputs;
+  outputs.files = true;
   SimulationResult result = simulate_cell(spec, inputs, cell, outputs);
   const std::string summary_text = json_text(result.summary, 2) + "\n";
   const std::string marker_text = json_text(marker, 2) + "\n";
@@ -226,13 +239,15 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   // Each cell writes only its own slot and directory.
   std::vector<std::optional<Json>> summaries(run.summaries.size());
   auto work = [&](const SweepCell& cell) {
-    RunProgressCallback progress;
+    CellOutputs outputs;
+    outputs.job_classes = options.job_classes;
+    outputs.class_bounds = options.class_bounds;
     if (options.cell_progress)
-      progress = [&options, index = cell.index](const RunProgress& p) {
+      outputs.progress = [&options, index = cell.index](const RunProgress& p) {
         options.cell_progress(index, p);
       };
     summaries[cell.index] =
-        run_sweep_cell(spec, run.inputs, cell, options.out_dir, run.markers[cell.index], progress);
+        run_sweep_cell(spec, run.inputs, cell, options.out_dir, run.markers[cell.index], outputs);
   };
   auto finished = [&](const SweepCell& cell, const std::exception_ptr& failure, double wall_s) {
     record_sweep_cell(run, options, cell, std::move(summaries[cell.index]), failure,
