@@ -10,6 +10,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/policy_card.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/text_page.hpp"
 
@@ -85,7 +86,17 @@ std::string replicates_sentence(const LeaderboardSuite& suite) {
   return text;
 }
 
-Page board_page(const LeaderboardSuite& suite, const Leaderboard& board) {
+// The address of the card of the policy entry `policy` runs, or "" without `cards_href`.
+std::string card_link(const LeaderboardSuite& suite, const std::string& cards_href,
+                      std::size_t policy) {
+  if (cards_href.empty() || suite.traces.empty()) return "";
+  const auto& variants = suite.traces.front().sweep.variants;
+  SCHEDLAB_ASSERT(policy < variants.size(), "every board entry is a variant of each sweep");
+  return cards_href + policy_card_file_name(variants[policy].policy);
+}
+
+Page board_page(const LeaderboardSuite& suite, const Leaderboard& board,
+                const std::string& cards_href) {
   Page page;
   page.title = "Leaderboard: " + suite.name;
   page.heading(1, page.title);
@@ -118,6 +129,7 @@ Page board_page(const LeaderboardSuite& suite, const Leaderboard& board) {
   PageTable overall;
   overall.header = {"rank", "policy", "score"};
   overall.right_aligned = {true, false, true};
+  overall.link_column = 1;
   for (const auto& m : suite.metrics) {
     overall.header.push_back(std::string(m.info->label) + " (mean rank)");
     overall.right_aligned.push_back(true);
@@ -128,6 +140,7 @@ Page board_page(const LeaderboardSuite& suite, const Leaderboard& board) {
     for (std::size_t m = 0; m + 1 < board.overall.size(); ++m)
       row.push_back(standing_text(nullptr, standing_of(board.overall[m], s.policy)));
     overall.rows.push_back(std::move(row));
+    overall.links.push_back(card_link(suite, cards_href, s.policy));
   }
   page.table(std::move(overall));
   if (suite.seeds.size() >= 2) {
@@ -185,6 +198,7 @@ Page board_page(const LeaderboardSuite& suite, const Leaderboard& board) {
         row.push_back(
             standing_text(&suite.metrics[m], standing_of(board.per_trace[first + m], s.policy)));
       table.rows.push_back(std::move(row));
+      table.links.push_back(card_link(suite, cards_href, s.policy));
     }
     page.table(std::move(table));
   }
@@ -228,8 +242,9 @@ std::string board_csv(const LeaderboardSuite& suite, const Leaderboard& board) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> leaderboard_files(const LeaderboardSuite& suite,
-                                                                   const Leaderboard& board) {
-  const Page page = board_page(suite, board);
+                                                                   const Leaderboard& board,
+                                                                   const std::string& cards_href) {
+  const Page page = board_page(suite, board, cards_href);
   return {{"leaderboard.md", render_markdown(page)},
           {"leaderboard.csv", board_csv(suite, board)},
           {"leaderboard.html", render_html(page)}};

@@ -41,7 +41,7 @@ LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
   }
   if (outcome.first_failure) return outcome;
   outcome.board = compute_leaderboard(suite, rows);
-  const auto files = leaderboard_files(suite, outcome.board);
+  const auto files = leaderboard_files(suite, outcome.board, options.cards_href);
   // One set with its completion marker: never a board of mixed runs.
   std::vector<std::pair<std::string, std::string_view>> views(files.begin(), files.end());
   write_files_atomically(options.out_dir, views);
