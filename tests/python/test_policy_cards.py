@@ -12,7 +12,7 @@ def test_card_of_a_python_policy():
     assert "\nOrigin: Python class. " in card
     assert "## Algorithm\n\nnot stated\n" in card
     assert "## Citation\n\nnot stated\n" in card
-    assert "| `min_runtime` | `0` | number | default 0.0 |\n" in card
+    assert "| `min_runtime` | `0.0` | number | default 0.0 |\n" in card
     for need in ("walltimes (the trace's, else the `--estimate` rule)",
                  "tenants (schedules by tenant)", "job priorities",
                  "preempts running jobs (default parameters)"):
