@@ -202,4 +202,20 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     {},
     [](const schedlab::PolicyParams&) {
       return std::make_unique<schedlab::ConservativeBackfillPolicy>();
+    },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "FIFO; every queued job holds a reservation in an availability profile of free GPUs "
+            "over time (running jobs until their walltime-based ends): the earliest start at which "
+            "its GPUs are free for its whole walltime, after every earlier reservation. A job "
+            "starts "
+            "at its reservation; when a job ends early, reservations are compressed in queue "
+            "order, "
+            "never later than before.",
+        .citation =
+            "A. W. Mu'alem and D. G. Feitelson, \"Utilization, predictability, workloads, and user "
+            "runtime estimates in scheduling the IBM SP2 with backfilling\", IEEE TPDS 12(6), 2001",
+        .inputs_stated = true,
+        .needs_walltimes = true,
     }})

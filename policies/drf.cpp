@@ -380,8 +380,26 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "share goes next; optional preemption for tenants below their fair share",
     {{"preempt", "false",
       "true: a tenant below its fair share may preempt the most recently started jobs of "
-      "tenants above theirs"}},
+      "tenants above theirs",
+      "boolean"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
       return std::make_unique<schedlab::DrfPolicy>(params.get_bool("preempt", false));
     },
-    true})
+    true,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Dominant Resource Fairness over GPU types: a pass repeatedly starts the head job (by "
+            "priority, then submit time) of the tenant with the smallest weighted dominant share; "
+            "a "
+            "tenant whose head does not fit is skipped for the pass. With preempt=true a tenant "
+            "below "
+            "its fair share may preempt the most recently started jobs of tenants above theirs.",
+        .citation =
+            "A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, \"Dominant "
+            "Resource Fairness: Fair Allocation of Multiple Resource Types\", NSDI 2011; "
+            "preemption "
+            "as in Hadoop YARN's Fair Scheduler",
+        .inputs_stated = true,
+        .needs_priorities = true,
+        .preempts_optionally = true,
+    }})

@@ -289,4 +289,21 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "FIFO; the first job that does not fit holds a reservation (time and GPUs) that later jobs "
     "may not delay",
     {},
-    [](const schedlab::PolicyParams&) { return std::make_unique<schedlab::EasyBackfillPolicy>(); }})
+    [](const schedlab::PolicyParams&) { return std::make_unique<schedlab::EasyBackfillPolicy>(); },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "FIFO; the first job that does not fit (the head) gets a reservation: the earliest "
+            "time "
+            "T at which running jobs, ending at their walltimes, leave room for it, and the GPUs P "
+            "it "
+            "would take then. A later job starts now only if it fits and cannot delay the head: it "
+            "ends by T, or it fits on free GPUs outside P.",
+        .citation =
+            "D. A. Lifka, \"The ANL/IBM SP scheduling system\", JSSPP 1995, LNCS 949; A. W. "
+            "Mu'alem "
+            "and D. G. Feitelson, \"Utilization, predictability, workloads, and user runtime "
+            "estimates in scheduling the IBM SP2 with backfilling\", IEEE TPDS 12(6), 2001",
+        .inputs_stated = true,
+        .needs_walltimes = true,
+    }})

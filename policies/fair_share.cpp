@@ -560,11 +560,13 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     schedlab::kName,
     "Slurm's classic fair-share factor 2^(-U/S) per tenant, usage decayed exactly by a "
     "half-life; then priority, submit",
-    {{"half_life", "604800", "seconds after which a tenant's past usage counts half (> 0)"},
-     {"age_weight", "0", "weight of the age factor min(1, waited / max_age) added to F (>= 0)"},
-     {"max_age", "604800", "seconds of waiting at which the age factor reaches 1"},
+    {{"half_life", "604800", "seconds after which a tenant's past usage counts half (> 0)", "s"},
+     {"age_weight", "0", "weight of the age factor min(1, waited / max_age) added to F (>= 0)",
+      "number"},
+     {"max_age", "604800", "seconds of waiting at which the age factor reaches 1", "s"},
      {"blocking", "false",
-      "true: the first job that does not fit blocks later ones; false: later jobs may start"}},
+      "true: the first job that does not fit blocks later ones; false: later jobs may start",
+      "boolean"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
       const schedlab::TimeMs half_life_ms =
           schedlab::param_seconds_ms(params, schedlab::kName, "half_life", 604'800'000);
@@ -580,4 +582,18 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
       return std::make_unique<schedlab::FairSharePolicy>(half_life_ms, age_weight, max_age_ms,
                                                          params.get_bool("blocking", false));
     },
-    true})
+    true,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Each tenant's fair-share factor F = 2^(-U/S): S its share of the weights, U its share "
+            "of the usage decayed exactly with half-life half_life. Queued jobs in order of F "
+            "(plus "
+            "age_weight times an age factor), then priority, then submit time, then trace order; a "
+            "job that does not fit is skipped (blocking=true: it blocks). Non-preemptive.",
+        .citation =
+            "the classic fair-share factor of Slurm's multifactor priority plugin "
+            "(slurm.schedmd.com/priority_multifactor.html); M. A. Jette, A. B. Yoo, M. Grondona, "
+            "\"SLURM: Simple Linux Utility for Resource Management\", JSSPP 2003, LNCS 2862",
+        .inputs_stated = true,
+        .needs_priorities = true,
+    }})

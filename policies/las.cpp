@@ -277,9 +277,11 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     "Tiresias discretized 2D-LAS: queues by attained GPU-time, FIFO within a queue, preemption "
     "across queues, starvation guard",
     {{"thresholds", "3600",
-      "attained-service thresholds between queues, GPU-seconds, ascending, separated by , or ;"},
+      "attained-service thresholds between queues, GPU-seconds, ascending, separated by , or ;",
+      "GPU-s list"},
      {"starvation", "10",
-      "promote a demoted job to queue 0 after waiting this many times its last run (0 = off)"}},
+      "promote a demoted job to queue 0 after waiting this many times its last run (0 = off)",
+      "multiple of the last run"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
       std::vector<std::int64_t> thresholds_gpu_ms;
       for (double seconds :
@@ -290,4 +292,21 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
         schedlab::param_error(schedlab::kName, "starvation", params.values().at("starvation"),
                               "a number >= 0");
       return std::make_unique<schedlab::LasPolicy>(std::move(thresholds_gpu_ms), starvation);
+    },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Discretized two-dimensional least attained service: a job's attained GPU-time splits "
+            "jobs into queues at the thresholds; queues are served lower first, FIFO within a "
+            "queue; "
+            "a job that does not fit is skipped and may preempt jobs of higher-numbered queues "
+            "(least "
+            "work lost, never before an attempt keeps its restart overhead of work). A job that "
+            "waited "
+            "starvation times its last run is promoted to queue 0.",
+        .citation =
+            "J. Gu et al., \"Tiresias: A GPU cluster manager for distributed deep learning\", NSDI "
+            "2019, sec. 3.2 and 4 (discretized 2D-LAS, STARVELIMIT promotion)",
+        .inputs_stated = true,
+        .preempts = true,
     }})

@@ -144,12 +144,33 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     schedlab::kName,
     "priority order; a job that does not fit preempts strictly lower-priority preemptible jobs, "
     "choosing the victims with the least work lost",
-    {{"min_runtime", "0", "seconds a job runs before it may be preempted"},
+    {{"min_runtime", "0", "seconds a job runs before it may be preempted", "s"},
      {"blocking", "true",
-      "true: a job that can neither fit nor preempt blocks later ones; false: they may start"}},
+      "true: a job that can neither fit nor preempt blocks later ones; false: they may start",
+      "boolean"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
       const schedlab::TimeMs min_runtime_ms =
           schedlab::param_seconds_ms(params, schedlab::kName, "min_runtime", 0);
       return std::make_unique<schedlab::PreemptivePolicy>(min_runtime_ms,
                                                           params.get_bool("blocking", true));
+    },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm = "Queued jobs in order of priority (larger first), then submit time, then "
+                     "trace order. A "
+                     "job that does not fit preempts running preemptible jobs of strictly lower "
+                     "priority that "
+                     "have run min_runtime seconds, choosing the victims with the least work lost, "
+                     "and starts "
+                     "at once; a job that can neither fit nor preempt blocks later ones "
+                     "(blocking=false: they "
+                     "may start).",
+        .citation =
+            "preemptive priority scheduling as in the Kubernetes scheduler's preemption "
+            "(kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/); victims "
+            "by least lost work after checkpointing, cf. Gu et al., \"Tiresias\", NSDI 2019, sec. "
+            "4",
+        .inputs_stated = true,
+        .needs_priorities = true,
+        .preempts = true,
     }})

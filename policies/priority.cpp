@@ -38,7 +38,7 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     schedlab::kName,
     "highest priority first, FIFO among equals; non-preemptive; optional linear aging",
     {schedlab::blocking_param(),
-     {"aging", "0", "seconds of waiting that add one to a job's priority (0 = no aging)"}},
+     {"aging", "0", "seconds of waiting that add one to a job's priority (0 = no aging)", "s"}},
     [](const schedlab::PolicyParams& params) {
       const schedlab::TimeMs aging_ms =
           schedlab::param_seconds_ms(params, schedlab::kName, "aging", 0);
@@ -49,4 +49,19 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
                 schedlab::saturating_sub_mul(job.queued_since_ms(), job.priority(), aging_ms),
                 job.submit_ms()};
           });
+    },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Queued jobs in order of priority (larger first), then submit time, then trace order; "
+            "the first job that does not fit blocks later ones (blocking=false: they may start "
+            "past "
+            "it). With aging=S a waiting job's priority grows by one per S seconds, linearly, so "
+            "the "
+            "order is the static key queued_since - priority * S.",
+        .citation =
+            "priority scheduling with aging, A. Silberschatz, P. B. Galvin, G. Gagne, \"Operating "
+            "System Concepts\", 10th ed., Wiley, 2018, sec. 5.3.3",
+        .inputs_stated = true,
+        .needs_priorities = true,
     }})

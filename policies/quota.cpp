@@ -407,11 +407,13 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
     schedlab::kName,
     "per-tenant queues within nominal quotas, borrowing unused quota of the cohort, reclaim by "
     "preempting borrowers (Kueue)",
-    {{"order", "fifo", "order of each tenant's queue: fifo (submit time) or priority"},
+    {{"order", "fifo", "order of each tenant's queue: fifo (submit time) or priority",
+      "fifo | priority"},
      {"borrowing", "true",
-      "true: tenants may borrow unused quota of their cohort; false: hard partitions"},
+      "true: tenants may borrow unused quota of their cohort; false: hard partitions", "boolean"},
      {"reclaim", "preempt",
-      "preempt: a tenant within its quota preempts borrowers to start; none: it waits"}},
+      "preempt: a tenant within its quota preempts borrowers to start; none: it waits",
+      "preempt | none"}},
     [](const schedlab::PolicyParams& params) -> std::unique_ptr<schedlab::Policy> {
       const std::string order = params.get_string("order", "fifo");
       if (order != "fifo" && order != "priority")
@@ -422,4 +424,22 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
       return std::make_unique<schedlab::QuotaPolicy>(
           order == "priority", params.get_bool("borrowing", true), reclaim == "preempt");
     },
-    true})
+    true,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Per-tenant queues (FIFO, or by priority) within nominal GPU quotas; tenants may "
+            "borrow "
+            "the unused lendable quota of their cohort within their borrowing limits. A head "
+            "within "
+            "its tenant's quota that does not fit reclaims by preempting borrowers (lowest "
+            "priority, "
+            "then most recently started); a head that cannot start blocks only its own tenant.",
+        .citation =
+            "Kubernetes Kueue, \"Cluster Queue: cohorts, borrowing and lending limits, "
+            "preemption\" "
+            "(kueue.sigs.k8s.io/docs/concepts/cluster_queue/); hard partitions as in Microsoft "
+            "Philly's virtual clusters (Jeon et al., USENIX ATC 2019)",
+        .inputs_stated = true,
+        .needs_priorities = true,
+        .preempts = true,
+    }})

@@ -18,4 +18,16 @@ SCHEDLAB_REGISTER_POLICY(schedlab::PolicyInfo{
           schedlab::blocking_value(params), [](const schedlab::JobView& job) {
             return schedlab::OrderKey{job.walltime_ms(), job.submit_ms()};
           });
+    },
+    false,
+    schedlab::PolicyCardFacts{
+        .algorithm =
+            "Queued jobs in order of walltime (the estimate, never the true duration; shorter "
+            "first), then submit time, then trace order; the first job that does not fit blocks "
+            "later ones (blocking=false: they may start past it).",
+        .citation =
+            "W. E. Smith, \"Various optimizers for single-stage production\", Naval Research "
+            "Logistics Quarterly 3(1-2), 1956 (shortest processing time first)",
+        .inputs_stated = true,
+        .needs_walltimes = true,
     }})

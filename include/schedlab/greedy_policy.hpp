@@ -65,7 +65,8 @@ inline std::unique_ptr<Policy> make_greedy_policy(bool head_of_line_blocking,
 // The `blocking` parameter of list schedulers (default true).
 inline PolicyParamInfo blocking_param() {
   return {"blocking", "true",
-          "true: the first job that does not fit blocks later ones; false: later jobs may start"};
+          "true: the first job that does not fit blocks later ones; false: later jobs may start",
+          "boolean"};
 }
 inline bool blocking_value(const PolicyParams& params) {
   return params.get_bool("blocking", true);

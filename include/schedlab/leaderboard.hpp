@@ -143,14 +143,20 @@ struct Leaderboard {
 Leaderboard compute_leaderboard(const LeaderboardSuite& suite, std::size_t track,
                                 const std::vector<std::vector<nlohmann::ordered_json>>& rows);
 
-// The three outputs as (file name, content); `boards` parallel to suite.tracks.
+// The three outputs as (file name, content); `boards` parallel to suite.tracks. With
+// `cards_href` (a directory address ending in '/', relative to the output directory, e.g.
+// "../../docs/policies/"), every policy cell of leaderboard.html links to the card of the policy
+// its entry runs: cards_href + policy_card_file_name(policy) (a labelled variant such as
+// "sjf-nonblocking" to sjf's card). leaderboard.md and leaderboard.csv do not depend on it.
 std::vector<std::pair<std::string, std::string>> leaderboard_files(
-    const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards);
+    const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards,
+    const std::string& cards_href = "");
 
 struct LeaderboardRunOptions {
   std::string out_dir;
   unsigned jobs = 1;  // cells in parallel
   bool rerun = false;
+  std::string cards_href;  // leaderboard_files' `cards_href`
   // Called per trace before its sweep runs (indices into suite.tracks and the track's traces)
   // and as its cells finish.
   std::function<void(std::size_t track, std::size_t trace, const SweepProgress&)> progress;

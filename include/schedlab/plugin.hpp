@@ -24,10 +24,16 @@
 
 // What a plug-in's ABI record starts with; load_plugin looks for it in the file.
 #define SCHEDLAB_PLUGIN_ABI_TAG "schedlab-plugin-abi:"
-// This build's ABI record: the schedlab version and the C++ library ABI (std::string layout).
-#define SCHEDLAB_PLUGIN_ABI_RECORD                           \
-  SCHEDLAB_PLUGIN_ABI_TAG "version=" SCHEDLAB_VERSION_STRING \
-                          ";cxx11-abi=" SCHEDLAB_PLUGIN_CXX11_ABI ";"
+// The layout of the registration records a plug-in builds (PolicyInfo, PolicyParamInfo,
+// PlacementInfo), counted up whenever one of them changes within a version: 2 added the policy
+// card's fields (PolicyCardFacts, PolicyParamInfo::unit). A record without the field is layout 1.
+#define SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT "2"
+// This build's ABI record: the schedlab version, the C++ library ABI (std::string layout) and
+// the registration layout.
+#define SCHEDLAB_PLUGIN_ABI_RECORD                                \
+  SCHEDLAB_PLUGIN_ABI_TAG "version=" SCHEDLAB_VERSION_STRING      \
+                          ";cxx11-abi=" SCHEDLAB_PLUGIN_CXX11_ABI \
+                          ";registration=" SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT ";"
 
 // Defines the plug-in's ABI record; put it in exactly one source file of the plug-in.
 #define SCHEDLAB_PLUGIN_ABI()                                                                \
@@ -50,7 +56,8 @@ struct LoadedPlugin {
 // library of this process's class, byte order and machine whose headers and the file bytes of
 // its segments and sections lie inside the file (checked before the dynamic loader maps it, so
 // a truncated library never faults), holds a malformed ABI record, was built against another
-// schedlab version or C++ library ABI (both named), cannot be loaded (the loader's message), or
+// schedlab version, C++ library ABI or registration layout (both named), cannot be loaded (the
+// loader's message), or
 // registers a name that is taken.
 LoadedPlugin load_plugin(const std::string& path);
 

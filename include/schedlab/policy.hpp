@@ -292,6 +292,24 @@ struct PolicyParamInfo {
   std::string key;
   std::string default_value;
   std::string description;
+  // The value's unit or kind, for the policy's card: "s", "GPU-s list", "boolean", "number",
+  // "fifo | priority"; "" = not stated.
+  std::string unit{};
+};
+
+// What a policy's card states beyond its name, summary and parameters (docs/policies.md,
+// "Policy cards"). Every built-in policy states all of it, consistent with its file's opening
+// comment; a registration that leaves a field empty (plug-ins, Python policies) states nothing
+// there, and the card says "not stated".
+struct PolicyCardFacts {
+  std::string algorithm;  // the algorithm in brief: ordering, what a job that does not fit does
+  std::string citation;   // the publication(s) it follows, or "none" for a policy of its own
+  // Whether the four below are stated.
+  bool inputs_stated = false;
+  bool needs_walltimes = false;      // orders or plans by walltime (the trace's, or --estimate)
+  bool needs_priorities = false;     // reads the jobs' priority column
+  bool preempts = false;             // may preempt running jobs (with its default parameters)
+  bool preempts_optionally = false;  // a parameter makes it preempt
 };
 
 struct PolicyInfo {
@@ -300,8 +318,10 @@ struct PolicyInfo {
   std::vector<PolicyParamInfo> params;
   std::function<std::unique_ptr<Policy>(const PolicyParams&)> make;
   // Whether the policy schedules by tenant: a run without --tenants then reports tenants as
-  // with `--tenants equal` (docs/tenants.md).
+  // with `--tenants equal` (docs/tenants.md). With card.inputs_stated, also the card's answer
+  // to "needs tenants".
   bool uses_tenants = false;
+  PolicyCardFacts card{};
 };
 
 // Registered policies, sorted by name.

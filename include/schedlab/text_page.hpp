@@ -8,6 +8,7 @@
 // Markdown page gives its caption as a paragraph instead.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct PageTable {
   std::vector<std::string> header;
   std::vector<bool> right_aligned;  // per column (numbers); missing = left
   std::vector<std::vector<std::string>> rows;
+  // Per row, the address the cell in `link_column` links to ("" or no entry: none). The HTML
+  // page links that cell; the Markdown page shows the cell as it is.
+  std::vector<std::string> links;
+  std::size_t link_column = 0;
 };
 
 struct PageBlock {

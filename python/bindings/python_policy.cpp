@@ -275,9 +275,9 @@ void register_python_policy(const std::string& name, const py::object& policy_cl
   info.name = name;
   info.summary = described[0].cast<std::string>();
   for (const py::handle param : described[1]) {
-    const auto [key, default_text, description] =
-        param.cast<std::tuple<std::string, std::string, std::string>>();
-    info.params.push_back({key, default_text, description});
+    const auto [key, default_text, description, kind] =
+        param.cast<std::tuple<std::string, std::string, std::string, std::string>>();
+    info.params.push_back({key, default_text, description, kind});
   }
   info.uses_tenants = described[2].cast<bool>();
   SharedPyObject held(policy_class);

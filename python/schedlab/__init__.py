@@ -561,14 +561,27 @@ def _init_params(policy_class):
     return params
 
 
+def _param_kind(default):
+    if isinstance(default, bool):
+        return "boolean"
+    if isinstance(default, int):
+        return "integer"
+    if isinstance(default, float):
+        return "number"
+    return "text" if isinstance(default, str) else ""
+
+
 def _describe_policy(policy_class):
-    """(summary, [(key, default text, description)], uses_tenants) of a policy class."""
+    """(summary, [(key, default text, description, kind)], uses_tenants) of a policy class.
+
+    A parameter's kind, shown on the policy's card, is that of its default: boolean, integer,
+    number or text ("" for any other default)."""
     if not isinstance(policy_class, type):
         raise TypeError(f"expected a policy class, got {policy_class!r}")
     doc = policy_class.__doc__ or ""
     first = doc.strip().split("\n\n")[0]
     summary = " ".join(line.strip() for line in first.splitlines()) or policy_class.__name__
-    params = [(p.name, _param_text(p.default), f"default {p.default!r}")
+    params = [(p.name, _param_text(p.default), f"default {p.default!r}", _param_kind(p.default))
               for p in _init_params(policy_class)]
     return summary, params, bool(getattr(policy_class, "uses_tenants", False))
 

@@ -2,6 +2,7 @@
 // leaderboard.md, leaderboard.csv and leaderboard.html (docs/leaderboard.md).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,7 +29,20 @@ struct LeaderboardArgs {
   unsigned jobs = 0;
   bool rerun = false;
   bool quiet = false;
+  std::string cards_dir = "docs/policies";
 };
+
+// The address of `cards_dir` as seen from `out_dir` (both relative to the working directory or
+// absolute), ending in '/': "../../docs/policies/" for -o build/leaderboard.
+std::string cards_href(const std::string& out_dir, const std::string& cards_dir) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::absolute(out_dir).lexically_normal();
+  const fs::path to = fs::absolute(cards_dir).lexically_normal();
+  std::string href = to.lexically_relative(from).generic_string();
+  if (href.empty()) href = to.generic_string();
+  if (!href.ends_with('/')) href += '/';
+  return href;
+}
 
 LeaderboardSuite read_suite(const std::string& path) {
   const SpecFile file = read_spec_file(path);
@@ -68,6 +82,9 @@ Action add_leaderboard_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", a->jobs, "cells in parallel (default: one per core)");
   cmd->add_flag("--rerun", a->rerun, "ignore finished cells of an earlier run");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
+  cmd->add_option("--cards", a->cards_dir,
+                  "directory of the policy cards leaderboard.html links each policy to "
+                  "(default docs/policies; schedlab policies --write-cards makes them)");
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
     const LeaderboardSuite suite = read_suite(a->suite_file);
@@ -75,6 +92,7 @@ Action add_leaderboard_command(CLI::App& app) {
     options.out_dir = a->out_dir;
     options.jobs = a->jobs > 0 ? a->jobs : std::max(1U, std::thread::hardware_concurrency());
     options.rerun = a->rerun;
+    options.cards_href = cards_href(a->out_dir, a->cards_dir);
     std::mutex mutex;
     if (!a->quiet)
       options.progress = [&suite, &mutex](std::size_t track, std::size_t trace,

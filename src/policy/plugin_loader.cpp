@@ -172,11 +172,14 @@ std::string abi_record(const std::string& bytes) {
       at, std::min<std::size_t>(end == std::string::npos ? bytes.size() : end, at + 256) - at);
 }
 
-// The fields of an ABI record in the form this build writes ("TAGversion=V;cxx11-abi=A;", V and
-// A free of ';'), or nothing when the record has another form.
+// The fields of an ABI record in the form this build writes
+// ("TAGversion=V;cxx11-abi=A;registration=R;", V, A and R free of ';'; a record without the
+// registration field, written before it existed, is registration layout 1), or nothing when the
+// record has another form.
 struct AbiFields {
   std::string version;
   std::string cxx11_abi;
+  std::string registration = "1";
 };
 std::optional<AbiFields> abi_fields(const std::string& record) {
   const std::string_view version_key = SCHEDLAB_PLUGIN_ABI_TAG "version=";
@@ -191,8 +194,17 @@ std::optional<AbiFields> abi_fields(const std::string& record) {
   if (!rest.starts_with(abi_key)) return std::nullopt;
   rest.remove_prefix(abi_key.size());
   const std::size_t abi_end = rest.find(';');
-  if (abi_end == std::string_view::npos || abi_end + 1 != rest.size()) return std::nullopt;
+  if (abi_end == std::string_view::npos) return std::nullopt;
   fields.cxx11_abi = std::string(rest.substr(0, abi_end));
+  rest.remove_prefix(abi_end + 1);
+  if (rest.empty()) return fields;
+  const std::string_view registration_key = "registration=";
+  if (!rest.starts_with(registration_key)) return std::nullopt;
+  rest.remove_prefix(registration_key.size());
+  const std::size_t registration_end = rest.find(';');
+  if (registration_end == std::string_view::npos || registration_end + 1 != rest.size())
+    return std::nullopt;
+  fields.registration = std::string(rest.substr(0, registration_end));
   return fields;
 }
 
@@ -231,6 +243,12 @@ LoadedPlugin load_plugin(const std::string& path) {
       refuse(path, fmt::format("built against schedlab {}, this is schedlab {}: rebuild the "
                                "plug-in against this version",
                                printable_text(fields->version), SCHEDLAB_VERSION_STRING));
+    if (fields->registration != SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT)
+      refuse(path, fmt::format("built with registration layout {}, this schedlab uses layout {} "
+                               "(include/schedlab/plugin.hpp): rebuild the plug-in against this "
+                               "schedlab",
+                               printable_text(fields->registration),
+                               SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT));
     refuse(path, fmt::format("built with the C++ library ABI cxx11-abi={}, this schedlab uses "
                              "cxx11-abi={}: rebuild the plug-in with the same compiler settings",
                              printable_text(fields->cxx11_abi), SCHEDLAB_PLUGIN_CXX11_ABI));

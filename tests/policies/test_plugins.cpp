@@ -434,3 +434,24 @@ TEST_CASE("an ABI record followed by other bytes is refused as malformed", "[plu
                                           SCHEDLAB_PLUGIN_ABI_RECORD + "')"));
   CHECK_THAT(run.err, !Catch::Contains("this schedlab uses"));
 }
+
+TEST_CASE("a plug-in of an earlier registration layout is refused naming both layouts",
+          "[plugins]") {
+  const std::string dir = fresh_temp_dir("plugin-layout");
+  std::string bytes = plugin_bytes();
+  const std::string field = "registration=" SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT ";";
+  const std::size_t at = bytes.find(SCHEDLAB_PLUGIN_ABI_RECORD);
+  REQUIRE(at != std::string::npos);
+  const std::size_t field_at = bytes.find(field, at);
+  REQUIRE(field_at == at + std::string(SCHEDLAB_PLUGIN_ABI_RECORD).size() - field.size());
+  // The record as written before the field existed: version and C++ library ABI only.
+  bytes.replace(field_at, field.size(), std::string(field.size(), '\0'));
+  const std::string path = write_plugin(dir, "liblayout1.so", bytes);
+  const CommandResult run = run_command(kBin + " policies --plugin " + path);
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "--plugin " + path +
+                       ": built with registration layout 1, this schedlab uses layout " +
+                       SCHEDLAB_PLUGIN_REGISTRATION_LAYOUT +
+                       " (include/schedlab/plugin.hpp): rebuild the plug-in against this "
+                       "schedlab\n");
+}

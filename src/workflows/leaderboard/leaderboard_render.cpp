@@ -15,6 +15,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/leaderboard.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/policy_card.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/text_page.hpp"
 
@@ -144,10 +145,20 @@ std::string replicates_sentence(const LeaderboardTrack& track) {
   return text;
 }
 
+// The address of the card of the policy entry `policy` of `track` runs, or "" without
+// `cards_href`.
+std::string card_link(const LeaderboardTrack& track, const std::string& cards_href,
+                      std::size_t policy) {
+  if (cards_href.empty() || track.traces.empty()) return "";
+  const auto& variants = track.traces.front().sweep.variants;
+  SCHEDLAB_ASSERT(policy < variants.size(), "every board entry is a variant of each sweep");
+  return cards_href + policy_card_file_name(variants[policy].policy);
+}
+
 // One track's sections; `level` is the level of its section headings (2, or 3 under a track
 // heading).
 void track_sections(Page& page, const LeaderboardSuite& suite, const LeaderboardTrack& track,
-                    const Leaderboard& board, int level) {
+                    const Leaderboard& board, int level, const std::string& cards_href) {
   std::string metrics;
   for (const auto& m : track.metrics) {
     if (!metrics.empty()) metrics += "; ";
@@ -174,6 +185,7 @@ void track_sections(Page& page, const LeaderboardSuite& suite, const Leaderboard
   PageTable overall;
   overall.header = {"rank", "policy", "score"};
   overall.right_aligned = {true, false, true};
+  overall.link_column = 1;
   for (const auto& m : track.metrics) {
     overall.header.push_back(std::string(m.info->label) + " (mean rank)");
     overall.right_aligned.push_back(true);
@@ -184,6 +196,7 @@ void track_sections(Page& page, const LeaderboardSuite& suite, const Leaderboard
     for (std::size_t m = 0; m + 1 < board.overall.size(); ++m)
       row.push_back(standing_text(ranks, standing_of(board.overall[m], s.policy)));
     overall.rows.push_back(std::move(row));
+    overall.links.push_back(card_link(track, cards_href, s.policy));
   }
   page.table(std::move(overall));
   page.figure(
@@ -248,18 +261,20 @@ void track_sections(Page& page, const LeaderboardSuite& suite, const Leaderboard
       for (std::size_t m = 0; m < track.metrics.size(); ++m)
         row.push_back(standing_text(formats[m], standing_of(board.per_trace[first + m], s.policy)));
       table.rows.push_back(std::move(row));
+      table.links.push_back(card_link(track, cards_href, s.policy));
     }
     page.table(std::move(table));
   }
 }
 
-Page board_page(const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards) {
+Page board_page(const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards,
+                const std::string& cards_href) {
   Page page;
   page.title = "Leaderboard: " + suite.name;
   page.heading(1, page.title);
   if (!suite.description.empty()) page.paragraph(suite.description);
   if (!suite.has_tracks) {
-    track_sections(page, suite, suite.tracks.front(), boards.front(), 2);
+    track_sections(page, suite, suite.tracks.front(), boards.front(), 2, cards_href);
     return page;
   }
   std::string names;
@@ -273,7 +288,7 @@ Page board_page(const LeaderboardSuite& suite, const std::vector<Leaderboard>& b
   for (std::size_t k = 0; k < suite.tracks.size(); ++k) {
     page.heading(2, "Track " + suite.tracks[k].name);
     if (!suite.tracks[k].description.empty()) page.paragraph(suite.tracks[k].description);
-    track_sections(page, suite, suite.tracks[k], boards[k], 3);
+    track_sections(page, suite, suite.tracks[k], boards[k], 3, cards_href);
   }
   return page;
 }
@@ -332,9 +347,10 @@ std::string board_csv(const LeaderboardSuite& suite, const std::vector<Leaderboa
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> leaderboard_files(
-    const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards) {
+    const LeaderboardSuite& suite, const std::vector<Leaderboard>& boards,
+    const std::string& cards_href) {
   SCHEDLAB_ASSERT(boards.size() == suite.tracks.size(), "one board per track");
-  const Page page = board_page(suite, boards);
+  const Page page = board_page(suite, boards, cards_href);
   return {{"leaderboard.md", render_markdown(page)},
           {"leaderboard.csv", board_csv(suite, boards)},
           {"leaderboard.html", render_html(page)}};

@@ -48,7 +48,7 @@ LeaderboardOutcome run_leaderboard(const LeaderboardSuite& suite,
   if (outcome.first_failure) return outcome;
   for (std::size_t k = 0; k < suite.tracks.size(); ++k)
     outcome.boards.push_back(compute_leaderboard(suite, k, rows[k]));
-  const auto files = leaderboard_files(suite, outcome.boards);
+  const auto files = leaderboard_files(suite, outcome.boards, options.cards_href);
   // One set with its completion marker: never a board of mixed runs.
   std::vector<std::pair<std::string, std::string_view>> views(files.begin(), files.end());
   write_files_atomically(options.out_dir, views);

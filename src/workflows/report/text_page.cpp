@@ -171,11 +171,18 @@ std::string render_html(const Page& page) {
           out += fmt::format("<th{}>{}</th>", right_aligned(t, c) ? " class=\"num\"" : "",
                              inline_html(t.header[c]));
         out += "</tr></thead>\n<tbody>\n";
-        for (const auto& row : t.rows) {
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          const auto& row = t.rows[r];
+          const std::string link = r < t.links.size() ? t.links[r] : std::string();
           out += "<tr>";
-          for (std::size_t c = 0; c < row.size(); ++c)
-            out += fmt::format("<td{}>{}</td>", right_aligned(t, c) ? " class=\"num\"" : "",
-                               inline_html(row[c]));
+          for (std::size_t c = 0; c < row.size(); ++c) {
+            const std::string text = inline_html(row[c]);
+            out += fmt::format(
+                "<td{}>{}</td>", right_aligned(t, c) ? " class=\"num\"" : "",
+                c == t.link_column && !link.empty()
+                    ? fmt::format("<a href=\"{}\">{}</a>", report::html_escape(link), text)
+                    : text);
+          }
           out += "</tr>\n";
         }
         out += "</tbody>\n</table>\n";
