@@ -181,7 +181,7 @@ void define_module(py::module_& m) {
         case ErrorKind::kOutput: output_error(error.what.c_str()); return;
         case ErrorKind::kInvariant: invariant_error(error.what.c_str()); return;
         case ErrorKind::kOutOfMemory:
-        case ErrorKind::kInternal: std::rethrow_exception(thrown);  // pybind11's own mapping
+        case ErrorKind::kInternal: throw;  // to pybind11's own mapping
       }
     }
   });

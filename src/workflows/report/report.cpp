@@ -1115,6 +1115,7 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
 
   // Job classes: the reference is checked before anything is drawn.
   std::vector<ClassRun> class_runs;
+  class_runs.reserve(runs.size());
   for (auto& r : runs)
     class_runs.push_back({r.label,
                           r.summary.contains("policy") && r.summary["policy"].is_string()
