@@ -3,6 +3,7 @@ BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
 TIDY_DIR ?= build-tidy
+DEMO_DIR ?= build-demo
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 # WERROR=ON turns every compiler warning into an error (CI builds that way).
@@ -19,13 +20,17 @@ DEMO_TRACE ?= traces/philly-6214e9.csv
 DEMO_CLUSTER ?= 32x8:V100
 DEMO_POLICIES ?= fifo,priority,sjf,easy-backfill,conservative-backfill,preemptive,las
 
-.PHONY: all deps deps-dev configure build test gate asan-build asan fuzz tsan tidy bench demo leaderboard format \
+.PHONY: all deps deps-dev demo-deps configure build test gate asan-build asan fuzz tsan tidy bench demo leaderboard format \
         format-check clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps
+
+# Only what the demo's build needs: compiler, CMake and the libraries of the schedlab binary.
+demo-deps:
+	@bash scripts/install-deps --demo
 
 # Also the clang 14 tools that tidy, tsan and format-check use.
 deps-dev:
@@ -99,8 +104,14 @@ bench: build
 	  if [ -d $(BUILD_DIR)/python/schedlab ] && [ -n "$$python" ]; then \
 	    "$$python" bench/python_bench.py --build $(BUILD_DIR); fi
 
-demo: build
-	@$(BUILD_DIR)/schedlab compare --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policies $(DEMO_POLICIES)
+# The schedlab binary alone, in its own directory (no tests, benchmarks, Python module or MPI
+# runner, nor their packages), then the comparison on a bundled real trace.
+demo: demo-deps
+	@cmake -S . -B $(DEMO_DIR) -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_WERROR=$(WERROR) \
+	  -DSCHEDLAB_TESTS=OFF -DSCHEDLAB_BENCH=OFF -DSCHEDLAB_PYTHON=OFF -DSCHEDLAB_MPI=OFF \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(DEMO_DIR) -j $(JOBS) --target schedlab
+	@$(DEMO_DIR)/schedlab compare --trace $(DEMO_TRACE) --cluster $(DEMO_CLUSTER) --policies $(DEMO_POLICIES)
 
 format: deps-dev
 	@$(CLANG_FORMAT) -i $$(git ls-files '*.cpp' '*.hpp')
@@ -109,4 +120,4 @@ format-check: deps-dev
 	@$(CLANG_FORMAT) --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(TIDY_DIR)
+	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(TIDY_DIR) $(DEMO_DIR)
