@@ -340,16 +340,28 @@ void set_policy_source(const std::string& prefix, PolicySource source);
 // Registers `info` after start-up, replacing a registration of its name made this way; safe
 // while other threads look policies up (make_policy and the other queries here).
 void register_policy(PolicyInfo info);
-// Throws ConfigError for an unknown policy (listing the known ones) or an unknown key.
-// A "py:" name needs the Python bridge (the schedlab executable of a build with Python, or the
-// schedlab Python module).
+// A policy name and its parameters, looked up and checked once: everything a run asks of the
+// registry (a run resolves its policy once; docs/design.md).
+struct ResolvedPolicy {
+  PolicyInfo info;                            // info.name is the registered (canonical) name
+  std::map<std::string, std::string> params;  // as given, every key declared by the policy
+
+  // A new instance with `params`.
+  std::unique_ptr<Policy> make() const;
+  // Every declared parameter with its value in force: `params`' value where given, else the
+  // declared default. A value of a parameter whose unit is "s", or whose unit is not stated,
+  // given as a time with a unit ("2h") is recorded in seconds ("7200"), as a plain number
+  // means the same; every other value is kept as given.
+  std::map<std::string, std::string> params_in_force() const;
+};
+// Throws ConfigError for an unknown policy (listing the known ones, with "did you mean") or a
+// key the policy does not declare. A "py:" name needs the Python bridge (the schedlab executable
+// of a build with Python, or the schedlab Python module).
+ResolvedPolicy resolve_policy(const std::string& name,
+                              const std::map<std::string, std::string>& params = {});
+// resolve_policy(name, params).make().
 std::unique_ptr<Policy> make_policy(const std::string& name,
                                     const std::map<std::string, std::string>& params = {});
-// Every declared parameter of policy `name` with its value in force: `params`' value where given,
-// else the declared default (text, as given; a time with a unit, "2h", in seconds, "7200"). Keys
-// `params` gives that the policy does not declare are kept too (make_policy refuses them).
-std::map<std::string, std::string> policy_params_in_force(
-    const std::string& name, const std::map<std::string, std::string>& params);
 // The registered name `name` stands for (equal without regard to case and '_'/'-'), or `name`
 // itself when none does.
 std::string canonical_policy_name(const std::string& name);

@@ -84,20 +84,6 @@ std::optional<PolicyInfo> find_policy(const std::string& name) {
   return find_registered(name);
 }
 
-std::map<std::string, std::string> policy_params_in_force(
-    const std::string& name, const std::map<std::string, std::string>& params) {
-  std::map<std::string, std::string> out;
-  // A time with a unit ("2h", "90s") is recorded in seconds, as a plain number means the same:
-  // the two are one setup.
-  for (const auto& [key, value] : params) {
-    const auto ms = parse_seconds_ms(value) ? std::nullopt : parse_time_with_unit(value);
-    out.emplace(key, ms ? fmt::format("{}", static_cast<double>(*ms) / 1000.0) : value);
-  }
-  if (const std::optional<PolicyInfo> info = find_policy(name))
-    for (const auto& p : info->params) out.emplace(p.key, p.default_value);
-  return out;
-}
-
 std::string canonical_policy_name(const std::string& name) {
   const auto info = find_registered(name);
   return info ? info->name : name;
@@ -108,9 +94,9 @@ bool policy_uses_tenants(const std::string& name) {
   return info && info->uses_tenants;
 }
 
-std::unique_ptr<Policy> make_policy(const std::string& name,
-                                    const std::map<std::string, std::string>& params) {
-  const std::optional<PolicyInfo> info = find_policy(name);
+ResolvedPolicy resolve_policy(const std::string& name,
+                              const std::map<std::string, std::string>& params) {
+  std::optional<PolicyInfo> info = find_policy(name);
   if (!info) {
     std::vector<std::string> names;
     std::string list;
@@ -137,7 +123,32 @@ std::unique_ptr<Policy> make_policy(const std::string& name,
         fmt::format("--param {}={}: policy '{}' has no parameter '{}'{} (parameters: {})", key,
                     value, name, key, did_you_mean(key, key_list), keys.empty() ? "none" : keys));
   }
-  return info->make(PolicyParams(info->name, params));
+  return ResolvedPolicy{std::move(*info), params};
+}
+
+std::unique_ptr<Policy> ResolvedPolicy::make() const {
+  return info.make(PolicyParams(info.name, params));
+}
+
+std::map<std::string, std::string> ResolvedPolicy::params_in_force() const {
+  std::map<std::string, std::string> out;
+  for (const PolicyParamInfo& declared : info.params) {
+    const auto given = params.find(declared.key);
+    if (given == params.end()) {
+      out.emplace(declared.key, declared.default_value);
+      continue;
+    }
+    const std::string& value = given->second;
+    const bool time = declared.unit == "s" || declared.unit.empty();
+    const auto ms = !time || parse_seconds_ms(value) ? std::nullopt : parse_time_with_unit(value);
+    out.emplace(declared.key, ms ? fmt::format("{}", static_cast<double>(*ms) / 1000.0) : value);
+  }
+  return out;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name,
+                                    const std::map<std::string, std::string>& params) {
+  return resolve_policy(name, params).make();
 }
 
 std::map<std::string, std::string> parse_param_list(const std::vector<std::string>& items) {

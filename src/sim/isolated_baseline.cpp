@@ -46,11 +46,9 @@ ClusterSpec partition_of(const ClusterSpec& spec, const Cluster& cluster, double
 
 }  // namespace
 
-std::vector<IsolatedResult> run_isolated_baselines(const Trace& trace,
-                                                   const ClusterSpec& cluster_spec,
-                                                   const SimulationRequest& request,
-                                                   const TenantTable& table,
-                                                   const std::vector<JobState>& shared) {
+std::vector<IsolatedResult> run_isolated_baselines(
+    const Trace& trace, const ClusterSpec& cluster_spec, const SimulationRequest& request,
+    const ResolvedPolicy& policy, const TenantTable& table, const std::vector<JobState>& shared) {
   const Cluster cluster(cluster_spec);
   std::vector<IsolatedResult> out(table.size());
   for (TenantIndex t = 0; t < table.size(); ++t) {
@@ -74,8 +72,8 @@ std::vector<IsolatedResult> run_isolated_baselines(const Trace& trace,
     RunOptions options = request.options;
     options.failure_trace.reset();
     options.tenants.reset();
-    auto policy = make_policy(request.policy, request.params);
-    Engine engine(alone, Cluster(partition), *policy, options);
+    const auto instance = policy.make();
+    Engine engine(alone, Cluster(partition), *instance, options);
     engine.run();
     const std::vector<JobState>& states = engine.states();
     double shared_jct_ms = 0;

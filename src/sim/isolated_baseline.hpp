@@ -18,13 +18,11 @@ struct IsolatedResult {
   std::uint64_t compared_jobs = 0;  // jobs that finished in both runs
 };
 
-// Per tenant of `table`: its jobs run alone, with the request's policy and options, on
+// Per tenant of `table`: its jobs run alone, with the run's `policy` and the request's options, on
 // entitled_share x each GPU type's GPUs of the cluster (rounded to whole GPUs, in nodes of the
 // type's first node size). `shared` holds the job states of the shared run.
-std::vector<IsolatedResult> run_isolated_baselines(const Trace& trace,
-                                                   const ClusterSpec& cluster_spec,
-                                                   const SimulationRequest& request,
-                                                   const TenantTable& table,
-                                                   const std::vector<JobState>& shared);
+std::vector<IsolatedResult> run_isolated_baselines(
+    const Trace& trace, const ClusterSpec& cluster_spec, const SimulationRequest& request,
+    const ResolvedPolicy& policy, const TenantTable& table, const std::vector<JobState>& shared);
 
 }  // namespace schedlab

@@ -128,9 +128,11 @@ std::string policy_contract_problem(const std::string& policy, const PolicyContr
 
 PolicyContractReport check_policy_contract(const std::string& policy,
                                            const PolicyContractOptions& options) {
-  make_policy(policy, options.params);  // unknown policy or bad parameter: ConfigError
+  // Unknown policy, unknown parameter or bad value: ConfigError.
+  const ResolvedPolicy resolved = resolve_policy(policy, options.params);
+  resolved.make();
   PolicyContractReport report;
-  report.policy = canonical_policy_name(policy);
+  report.policy = resolved.info.name;
   for (const PolicyContractCase& c : policy_contract_cases()) {
     for (const PolicyContractVariant& v : policy_contract_variants()) {
       ++report.runs;

@@ -25,10 +25,12 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
     resampled = resample_trace(trace, request.options.resample, request.options.seed);
   const Trace& workload = resampled ? *resampled : trace;
   const Cluster cluster(cluster_spec);
-  auto policy = make_policy(request.policy, request.params);
+  // The policy is looked up once; everything below asks `resolved`.
+  const ResolvedPolicy resolved = resolve_policy(request.policy, request.params);
+  auto policy = resolved.make();
   // A policy that schedules by tenant reports tenants even without --tenants, as `equal`.
   RunOptions options = request.options;
-  if (!options.tenants && policy_uses_tenants(request.policy))
+  if (!options.tenants && resolved.info.uses_tenants)
     options.tenants = std::make_shared<const TenantsSpec>(load_tenants_spec("equal"));
   Engine engine(workload, cluster, *policy, options);
   MetricsCollector metrics(request.files);
@@ -55,8 +57,8 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
   result.engine = engine.run();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
   RunInfo info;
-  info.policy = canonical_policy_name(request.policy);
-  info.policy_params = policy_params_in_force(request.policy, request.params);
+  info.policy = resolved.info.name;
+  info.policy_params = resolved.params_in_force();
   info.trace = trace.path;
   info.trace_fingerprint = trace_fingerprint(trace);
   info.engine = result.engine;
@@ -67,8 +69,8 @@ SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
       throw ConfigError(
           "--isolated-baseline: the run has no tenants (give --tenants or a tenant policy)");
     std::vector<std::optional<double>> rho;
-    for (const auto& isolated :
-         run_isolated_baselines(workload, cluster_spec, request, engine.tenants(), engine.states()))
+    for (const auto& isolated : run_isolated_baselines(workload, cluster_spec, request, resolved,
+                                                       engine.tenants(), engine.states()))
       rho.push_back(isolated.rho);
     tenant_metrics->set_finish_time_fairness(std::move(rho));
   }

@@ -211,3 +211,24 @@ TEST_CASE("policy registry: unknown names and parameters are input errors", "[en
   CHECK(parse_param_list({"a=1", "b = x"}) ==
         std::map<std::string, std::string>{{"a", "1"}, {"b", "x"}});
 }
+
+TEST_CASE("policy registry: a resolved policy answers every question a run asks of the registry",
+          "[engine][policy]") {
+  const ResolvedPolicy priority = resolve_policy("Priority", {{"aging", "2h"}});
+  CHECK(priority.info.name == "priority");
+  CHECK_FALSE(priority.info.uses_tenants);
+  CHECK(priority.make() != nullptr);
+  // Declared defaults fill in; a time with a unit is recorded in seconds, as "7200" would be.
+  const auto in_force = priority.params_in_force();
+  CHECK(in_force.at("aging") == "7200");
+  CHECK(in_force.size() == priority.info.params.size());
+  CHECK(resolve_policy("priority", {{"aging", "7200"}}).params_in_force() == in_force);
+  // A value of a parameter with another unit is kept as given.
+  const ResolvedPolicy fair_share = resolve_policy("fair_share", {{"blocking", "true"}});
+  CHECK(fair_share.info.name == "fair-share");
+  CHECK(fair_share.info.uses_tenants);
+  CHECK(fair_share.params_in_force().at("blocking") == "true");
+  CHECK(fair_share.params_in_force().at("half_life") == "604800");
+  CHECK_THROWS_WITH(resolve_policy("fifo", {{"depth", "3"}}),
+                    "--param depth=3: policy 'fifo' has no parameter 'depth' (parameters: none)");
+}
