@@ -71,9 +71,11 @@ class TenantMetrics final : public Observer, public SeriesColumns {
     std::optional<double> demand_share;
     bool finished_jobs = false;  // at least one job completed or was killed
   };
-  std::vector<Figures> figures() const;
+  // Computed once, when the run ends.
+  const std::vector<Figures>& figures() const;
 
  private:
+  std::vector<Figures> compute_figures() const;
   // Each tenant's state since its last change, integrated lazily at its next change.
   struct Account {
     std::int64_t queued_jobs = 0;
@@ -96,6 +98,7 @@ class TenantMetrics final : public Observer, public SeriesColumns {
   std::int64_t queued_jobs_ = 0;  // across tenants
   std::optional<DemandShare> demand_share_;
   std::vector<DemandShare::Totals> demand_totals_;  // per tenant, after on_end
+  std::vector<Figures> figures_;                    // per tenant, after on_end
   const RunView* ctx_ = nullptr;
   TimeMs interval_ms_ = 300'000;
   std::vector<Account> accounts_;

@@ -7,6 +7,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/output.hpp"
 #include "schedlab/run_options.hpp"
+#include "schedlab/tenant_usage.hpp"
 
 namespace schedlab {
 
@@ -111,9 +112,16 @@ void TenantMetrics::on_end(const RunView& ctx) {
                     "every tenant's jobs have ended when the run ends");
   }
   demand_totals_ = demand_share_->totals(ctx.now());
+  figures_ = compute_figures();
 }
 
-std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
+const std::vector<TenantMetrics::Figures>& TenantMetrics::figures() const {
+  SCHEDLAB_ASSERT(ctx_ != nullptr && figures_.size() == ctx_->tenants().size(),
+                  "tenant metrics rendered after a run");
+  return figures_;
+}
+
+std::vector<TenantMetrics::Figures> TenantMetrics::compute_figures() const {
   SCHEDLAB_ASSERT(ctx_ != nullptr, "tenant metrics rendered after a run");
   const TenantTable& table = ctx_->tenants();
   const Trace& trace = ctx_->trace();
@@ -173,7 +181,7 @@ std::vector<TenantMetrics::Figures> TenantMetrics::figures() const {
 
 nlohmann::ordered_json TenantMetrics::tenants_json() const {
   const TenantTable& table = ctx_->tenants();
-  const std::vector<Figures> all = figures();
+  const std::vector<Figures>& all = figures();
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   // Tenant names are unique, so each entry is appended (ordered_json's operator[] would search
   // every earlier key: quadratic in tenants).
@@ -217,7 +225,7 @@ nlohmann::ordered_json TenantMetrics::tenants_json() const {
 
 nlohmann::ordered_json TenantMetrics::fairness_json() const {
   const TenantTable& table = ctx_->tenants();
-  const std::vector<Figures> all = figures();
+  const std::vector<Figures>& all = figures();
   // Jain's index over the tenants that had jobs and an entitlement: x = received / entitled.
   double sum = 0;
   double sum_squares = 0;
@@ -297,7 +305,7 @@ nlohmann::ordered_json TenantMetrics::fairness_json() const {
 
 std::string TenantMetrics::tenants_csv() const {
   const TenantTable& table = ctx_->tenants();
-  const std::vector<Figures> all = figures();
+  const std::vector<Figures>& all = figures();
   std::string out =
       "tenant,cohort,quota_gpus,weight,entitled_share,jobs,completed,rejected,wait_mean_s,"
       "wait_p95_s,wait_max_s,jct_mean_s,bounded_slowdown_mean,gpu_hours,received_share,"
