@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedlab/cluster.hpp"
+#include "schedlab/engine_stats.hpp"
 #include "schedlab/job.hpp"
 #include "schedlab/observer.hpp"
 #include "schedlab/policy.hpp"
@@ -17,14 +18,6 @@
 #include "schedlab/tenants.hpp"
 
 namespace schedlab {
-
-struct EngineStats {
-  std::uint64_t events = 0;    // events applied (stale ones excluded)
-  std::uint64_t instants = 0;  // distinct times at which events were applied
-  std::uint64_t policy_calls = 0;
-  TimeMs first_submit_ms = 0;
-  TimeMs last_finish_ms = 0;
-};
 
 class Engine {
  public:

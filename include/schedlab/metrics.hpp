@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schedlab/engine.hpp"
+#include "schedlab/engine_stats.hpp"
 #include "schedlab/job_classes.hpp"
 #include "schedlab/observer.hpp"
 

@@ -1,4 +1,6 @@
-// Observers watch a run without changing it: metrics, invariant checks, logs.
+// Observers watch a run without changing it: metrics, invariant checks, logs. The interface
+// sits in the cluster layer, below the engine that calls it and the metrics and models that
+// implement it (docs/design.md).
 //
 // Contract: state is piecewise constant between instants. on_advance(from, to) is called with
 // the state that held over [from, to) before the events at `to` are applied; on_job is called
@@ -10,13 +12,13 @@
 
 #include "schedlab/cluster.hpp"
 #include "schedlab/job.hpp"
-#include "schedlab/tenant_usage.hpp"
-#include "schedlab/tenants.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
 
 struct RunOptions;
+class TenantTable;  // tenants.hpp
+class TenantUsage;  // tenant_usage.hpp
 
 // The whole state of a run, for observers (metrics, invariant checks). Unlike SchedContext it
 // shows the trace itself, true durations and remaining work included.

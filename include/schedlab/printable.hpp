@@ -1,5 +1,5 @@
 // Values from input (trace fields, file names, options) as they may appear in a line printed on
-// a terminal.
+// a terminal, or in markup.
 #pragma once
 
 #include <string>
@@ -13,5 +13,11 @@ namespace schedlab {
 // is unchanged. The result is one line and starts no escape sequence; applying it again changes
 // nothing.
 std::string printable_text(std::string_view text);
+
+// `text` as character data or an attribute value of HTML, SVG or XML 1.0 (the report's pages and
+// charts, check's JUnit report): & < > " ' as the entities &amp; &lt; &gt; &quot; &#39;, and
+// every other byte as printable_text has it, except tab, newline and carriage return, which
+// markup allows and which stay as they are.
+std::string markup_escape(std::string_view text);
 
 }  // namespace schedlab

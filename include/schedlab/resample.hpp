@@ -28,19 +28,10 @@
 #include <string>
 
 #include "schedlab/job.hpp"
+#include "schedlab/resample_spec.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
-
-enum class ResampleKind : std::uint8_t { kNone, kBootstrap, kJitter, kWindow };
-
-struct ResampleSpec {
-  ResampleKind kind = ResampleKind::kNone;
-  TimeMs block_ms = TimeMs{24} * 3600 * 1000;  // bootstrap
-  double jitter = 0.0;                         // jitter: X in (0, 1)
-  TimeMs window_ms = 0;                        // window: D > 0
-  std::string text = "none";                   // as given, for cell definitions and summaries
-};
 
 // Parses "none", "bootstrap", "bootstrap:BLOCK", "jitter:X", "window:D" (times in seconds or
 // with a unit: 90s, 30m, 12h, 2d). Throws ConfigError "--resample 'TEXT': ..." naming what

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "schedlab/resample.hpp"
+#include "schedlab/resample_spec.hpp"
 #include "schedlab/types.hpp"
 
 namespace schedlab {
@@ -46,7 +46,8 @@ struct RunOptions {
   TimeMs restart_overhead_ms = 30'000;      // charged at each restart before progress resumes
   TimeMs timeseries_interval_ms = 300'000;  // width of timeseries.csv rows
   std::uint64_t seed = 1;
-  // --resample: the workload drawn from the trace by `seed` (resample.hpp); none by default.
+  // --resample: the workload drawn from the trace by `seed` (resample_spec.hpp; the methods in
+  // resample.hpp); none by default.
   ResampleSpec resample;
 
   // Cluster models (docs/cluster.md). All off by default: results and outputs are then exactly

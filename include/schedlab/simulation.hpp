@@ -17,6 +17,7 @@
 #include "schedlab/observer.hpp"
 #include "schedlab/run_options.hpp"
 #include "schedlab/run_progress.hpp"
+#include "schedlab/summary_fields.hpp"
 
 namespace schedlab {
 
@@ -60,8 +61,5 @@ std::vector<std::pair<std::string, std::string_view>> run_output_files(
 SimulationResult simulate(const Trace& trace, const ClusterSpec& cluster_spec,
                           const SimulationRequest& request,
                           const std::vector<Observer*>& extra_observers = {});
-
-// Human-readable summary table for a terminal.
-std::string format_summary_table(const nlohmann::ordered_json& summary);
 
 }  // namespace schedlab

@@ -53,4 +53,7 @@ std::string replicate_count_note(std::size_t n);
 // Two-sided 95% quantile of Student's t with `df` >= 1 degrees of freedom (t_{0.975, df}).
 double student_t_975(std::size_t df);
 
+// Human-readable summary table for a terminal (src/metrics/summary_table.cpp).
+std::string format_summary_table(const nlohmann::ordered_json& summary);
+
 }  // namespace schedlab

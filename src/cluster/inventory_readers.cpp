@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "../trace/reader_kit.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/reader_kit.hpp"
 #include "schedlab/trace.hpp"
 #include "schedlab/trace_inventory.hpp"
 

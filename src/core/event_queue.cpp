@@ -1,4 +1,4 @@
-#include "event_queue.hpp"
+#include "schedlab/event_queue.hpp"
 
 #include <algorithm>
 

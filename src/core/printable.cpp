@@ -1,5 +1,6 @@
 #include "schedlab/printable.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -71,6 +72,28 @@ std::string printable_text(std::string_view text) {
       out.append(text, at, length);
       at += length;
     }
+  }
+  return out;
+}
+
+std::string markup_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t stop = std::min(text.find_first_of("\t\n\r", start), text.size());
+    for (const char c : printable_text(text.substr(start, stop - start))) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default: out += c;
+      }
+    }
+    if (stop < text.size()) out += text[stop];
+    start = stop + 1;
   }
   return out;
 }

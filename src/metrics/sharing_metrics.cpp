@@ -5,6 +5,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/metrics.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/run_options.hpp"
 
 namespace schedlab {
 

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include "schedlab/metric_catalog.hpp"
-#include "schedlab/simulation.hpp"
 #include "schedlab/summary_fields.hpp"
 
 namespace schedlab {

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "../core/event_queue.hpp"
 #include "schedlab/cluster.hpp"
+#include "schedlab/event_queue.hpp"
 #include "schedlab/observer.hpp"
 
 namespace schedlab {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "../trace/reader_kit.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/reader_kit.hpp"
 #include "schedlab/trace.hpp"
 
 namespace schedlab {

@@ -11,13 +11,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "../core/event_queue.hpp"
 #include "../models/cluster_model.hpp"
 #include "../models/node_failures.hpp"
 #include "../models/placement_speed.hpp"
 #include "../models/power_states.hpp"
 #include "gpu_sharing_state.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/event_queue.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/power_model.hpp"
 #include "schedlab/speed_model.hpp"

@@ -1,4 +1,4 @@
-#include "reader_kit.hpp"
+#include "schedlab/reader_kit.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reader_kit.hpp"
+#include "schedlab/reader_kit.hpp"
 #include "schedlab/registry.hpp"
 #include "schedlab/trace.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "reader_kit.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 

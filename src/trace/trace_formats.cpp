@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "reader_kit.hpp"
 #include "readers.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/names.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 

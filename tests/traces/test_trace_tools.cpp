@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "../../src/trace/reader_kit.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/fingerprint.hpp"
+#include "schedlab/reader_kit.hpp"
 #include "schedlab/synthetic.hpp"
 #include "schedlab/trace_filter.hpp"
 #include "schedlab/trace_stats.hpp"

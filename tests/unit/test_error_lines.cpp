@@ -52,6 +52,16 @@ TEST_CASE("printable_text escapes control characters and invalid UTF-8 only", "[
   CHECK(printable_text(once) == once);
 }
 
+TEST_CASE("markup_escape writes entities, keeps tab and newlines, escapes other controls",
+          "[errors]") {
+  CHECK(markup_escape("a<b>&\"c\" 'd' é") == "a&lt;b&gt;&amp;&quot;c&quot; &#39;d&#39; é");
+  CHECK(markup_escape("line\nnext\tcell\r") == "line\nnext\tcell\r");
+  CHECK(markup_escape("\x1b[2J\x01") == "\\x1b[2J\\x01");
+  CHECK(markup_escape("bad\xff<") == "bad\\xff&lt;");
+  CHECK(markup_escape("") == "");
+  CHECK(markup_escape("\n") == "\n");
+}
+
 TEST_CASE("a trace id with a newline and ESC is echoed as one escaped error line", "[errors]") {
   const std::string dir = fresh_temp_dir("error-lines");
   const std::string trace = dir + "/t.csv";

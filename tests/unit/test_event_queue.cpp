@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "../../src/core/event_queue.hpp"
+#include "schedlab/event_queue.hpp"
 
 using namespace schedlab;
 

@@ -11,7 +11,7 @@
 #include "support/builders.hpp"
 
 // The chart layer is internal to the library.
-#include "../../src/workflows/report/report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 namespace schedlab::testing {
 
@@ -34,7 +34,7 @@ std::string write_run(const std::string& dir, const Trace& trace, const std::str
 }
 
 std::string chart_named(const std::string& html, const std::string& title) {
-  const std::size_t at = html.find("aria-label=\"" + report::html_escape(title) + "\"");
+  const std::size_t at = html.find("aria-label=\"" + markup_escape(title) + "\"");
   if (at == std::string::npos) return "";
   const std::size_t begin = html.rfind("<svg class=\"chart\"", at);
   return html.substr(begin, html.find("</svg>", at) - begin);

@@ -18,7 +18,7 @@
 
 // The chart layer is internal to the library; its formatter and text-width estimate are the
 // contract the tick-spacing test checks against.
-#include "../../src/workflows/report/report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 using namespace schedlab;
 using namespace schedlab::testing;
@@ -278,7 +278,7 @@ TEST_CASE("stacked bars: key swatches match segment fills, tooltips and totals c
       order.push_back(m[1]);
     }
     std::vector<std::string> escaped;
-    for (const auto& segment : expected.segments) escaped.push_back(report::html_escape(segment));
+    for (const auto& segment : expected.segments) escaped.push_back(markup_escape(segment));
     CHECK(order == escaped);
     CHECK(key.size() == expected.segments.size());
     CHECK(key.begin()->second != std::next(key.begin())->second);
@@ -390,14 +390,14 @@ TEST_CASE("report leaves a run without a metric out of that chart instead of dra
   // Mean and p95 wait and GPU energy show only the other run, and say so.
   const std::string small_label = "fifo (" + fs::path(small).lexically_normal().string() + ")";
   const std::string large_label = "fifo (" + fs::path(large).lexically_normal().string() + ")";
-  CHECK(count_of(report.html, "; no value for " + report::html_escape(small_label)) == 3);
+  CHECK(count_of(report.html, "; no value for " + markup_escape(small_label)) == 3);
   CHECK(report.charts == 18);
   const std::string wait_chart = chart_named(report.html, "Mean wait");
   REQUIRE_FALSE(wait_chart.empty());
-  CHECK(wait_chart.find(report::html_escape(small_label)) == std::string::npos);
-  CHECK(wait_chart.find(report::html_escape(large_label)) != std::string::npos);
+  CHECK(wait_chart.find(markup_escape(small_label)) == std::string::npos);
+  CHECK(wait_chart.find(markup_escape(large_label)) != std::string::npos);
   const std::string utilization_chart = chart_named(report.html, "GPU utilization");
-  CHECK(utilization_chart.find(report::html_escape(small_label)) != std::string::npos);
+  CHECK(utilization_chart.find(markup_escape(small_label)) != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -18,7 +18,7 @@
 
 // The chart layer is internal to the library.
 #include "../../src/workflows/report/report_gantt.hpp"
-#include "../../src/workflows/report/report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 using namespace schedlab;
 using namespace schedlab::testing;

@@ -5,9 +5,9 @@
 // Columns, time zones and skips: docs/traces.md#acme.
 #include <fmt/format.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

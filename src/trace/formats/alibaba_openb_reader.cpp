@@ -4,9 +4,9 @@
 // docs/traces.md#alibaba-openb.
 #include <spdlog/spdlog.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

@@ -10,10 +10,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

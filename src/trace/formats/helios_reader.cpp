@@ -3,9 +3,9 @@
 // no DST), duration (s), queue (s). Columns, time zone and skips: docs/traces.md#helios.
 #include <fmt/format.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

@@ -2,9 +2,9 @@
 // job_id, submission_time (s since the collection start), duration (s), num_gpu. The
 // elasticflow-traces variant adds num_iteration, model_name, deadline, batch_size (ignored).
 // Columns, units and skips: docs/traces.md#itp.
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

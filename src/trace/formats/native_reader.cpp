@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/mig.hpp"
 #include "schedlab/names.hpp"
 #include "schedlab/printable.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

@@ -10,11 +10,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/json_text.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

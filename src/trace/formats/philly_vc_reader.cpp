@@ -3,9 +3,9 @@
 // sleep_time, model_name (synthetic; ignored). Columns and skips: docs/traces.md#philly-vc.
 #include <cmath>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

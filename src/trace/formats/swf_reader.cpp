@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "../reader_kit.hpp"
 #include "../readers.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
+#include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
 namespace {

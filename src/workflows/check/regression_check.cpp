@@ -672,23 +672,6 @@ Json optional_number(std::optional<double> value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
-// `text` for XML character data and attribute values: markup characters as entities, control
-// characters (not allowed in XML 1.0) as printable escapes.
-std::string xml_text(std::string_view text) {
-  std::string out;
-  for (const char c : printable_text(text)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // `text` as the message of a GitHub workflow command, or (`property`) as a property value.
 std::string github_text(std::string_view text, bool property) {
   std::string out;
@@ -772,23 +755,24 @@ std::string format_check_junit(const CheckReport& report, const CheckInput& base
     const std::string suite = cell.empty() ? "summary" : "cell " + cell;
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-        xml_text(suite), rows.size(), failures);
+        markup_escape(suite), rows.size(), failures);
     out += fmt::format(
         "    <properties>\n      <property name=\"baseline\" value=\"{}\"/>\n"
         "      <property name=\"current\" value=\"{}\"/>\n    </properties>\n",
-        xml_text(baseline.path), xml_text(current.path));
+        markup_escape(baseline.path), markup_escape(current.path));
     for (const MetricComparison* row : rows) {
       out += fmt::format("    <testcase classname=\"schedlab.check\" name=\"{}\" time=\"0\"",
-                         xml_text(row->metric));
+                         markup_escape(row->metric));
       if (!row->regression) {
         out += "/>\n";
         continue;
       }
       out +=
           fmt::format(">\n      <failure type=\"regression\" message=\"{}\"/>\n    </testcase>\n",
-                      xml_text(row_sentence(*row)));
+                      markup_escape(row_sentence(*row)));
     }
-    if (!notes.empty()) out += fmt::format("    <system-out>{}</system-out>\n", xml_text(notes));
+    if (!notes.empty())
+      out += fmt::format("    <system-out>{}</system-out>\n", markup_escape(notes));
     out += "  </testsuite>\n";
   }
   out += "</testsuites>\n";

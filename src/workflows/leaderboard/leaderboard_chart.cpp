@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "../report/report_svg.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/report_svg.hpp"
 
 namespace schedlab {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "report_svg.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/report_svg.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/text_page.hpp"
 

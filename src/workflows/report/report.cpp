@@ -14,7 +14,6 @@
 
 #include "report_classes.hpp"
 #include "report_gantt.hpp"
-#include "report_svg.hpp"
 #include "report_tenants.hpp"
 #include "report_window.hpp"
 #include "schedlab/csv.hpp"
@@ -22,6 +21,7 @@
 #include "schedlab/json_text.hpp"
 #include "schedlab/metric_catalog.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/report_svg.hpp"
 #include "schedlab/summary_fields.hpp"
 #include "schedlab/sweep.hpp"
 #include "schedlab/trace.hpp"
@@ -406,7 +406,7 @@ struct Figure {
 
 std::string figure_html(const Figure& f) {
   return fmt::format("<figure class=\"card\"><h3>{}</h3><p class=\"caption\">{}</p>\n{}</figure>\n",
-                     html_escape(f.title), html_escape(f.caption), f.svg);
+                     markup_escape(f.title), markup_escape(f.caption), f.svg);
 }
 
 std::vector<Point> downsample(const std::vector<SeriesRow>& rows, double unit_s,
@@ -885,16 +885,16 @@ std::string metrics_table(const std::vector<RunData>& runs) {
     for (const auto& f : flatten_numeric(r.summary)) add_unique(keys, f.key);
   std::string out = "<table class=\"metrics\"><thead><tr><th>metric</th>";
   for (const auto& r : runs)
-    out += fmt::format("<th style=\"color:{}\">{}</th>", r.color, html_escape(r.label));
+    out += fmt::format("<th style=\"color:{}\">{}</th>", r.color, markup_escape(r.label));
   out += "</tr></thead><tbody>\n";
   for (const auto& key : keys) {
-    out += fmt::format("<tr><td>{}</td>", html_escape(key));
+    out += fmt::format("<tr><td>{}</td>", markup_escape(key));
     for (const auto& r : runs) {
       const auto v = metric_of(r, key);
       std::string text = v ? format_number(round_to(*v, 6)) : "-";
       const double ci = ci_of(r, key);
       if (v && ci > 0) text += " \u00b1 " + format_value(ci);
-      out += fmt::format("<td>{}</td>", html_escape(text));
+      out += fmt::format("<td>{}</td>", markup_escape(text));
     }
     out += "</tr>\n";
   }
@@ -1038,7 +1038,7 @@ std::vector<Figure> tenant_section_figures(const std::vector<RunData>& runs) {
 
 std::string section(const std::string& title, const std::vector<Figure>& figures) {
   if (figures.empty()) return "";
-  std::string out = fmt::format("<section><h2>{}</h2><div class=\"grid\">\n", html_escape(title));
+  std::string out = fmt::format("<section><h2>{}</h2><div class=\"grid\">\n", markup_escape(title));
   for (const auto& f : figures) out += figure_html(f);
   return out + "</div></section>\n";
 }
@@ -1131,20 +1131,21 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += fmt::format("<title>{}</title>\n<style>{}{}{}{}</style>\n</head>\n<body>\n",
-                      html_escape(options.title), kStyleHead, kChartStyle, kStyleTail, kClassStyle);
-  html += fmt::format("<header><h1>{}</h1>\n", html_escape(options.title));
+  html +=
+      fmt::format("<title>{}</title>\n<style>{}{}{}{}</style>\n</head>\n<body>\n",
+                  markup_escape(options.title), kStyleHead, kChartStyle, kStyleTail, kClassStyle);
+  html += fmt::format("<header><h1>{}</h1>\n", markup_escape(options.title));
   if (sweep) {
     html += fmt::format(
         "<p class=\"meta\">Sweep results: {} ({} cells: {} variants x {} traces x {} clusters x {} "
         "load scales x {} seeds)</p>\n",
-        html_escape(sweep->results_path), sweep->rows.size(), sweep->variants.size(),
+        markup_escape(sweep->results_path), sweep->rows.size(), sweep->variants.size(),
         sweep->traces.size(), sweep->clusters.size(), sweep->loads.size(), sweep->seeds.size());
     html += fmt::format(
         "<p class=\"meta\">Per-policy charts show {} on {} at load scale {} (over time and CDFs: "
         "the first successful "
         "seed; bars: mean over seeds with 95% CI).</p>\n",
-        html_escape(sweep->traces.front()), html_escape(sweep->clusters.front()),
+        markup_escape(sweep->traces.front()), markup_escape(sweep->clusters.front()),
         format_number(sweep->shown_load));
   } else {
     for (const auto& r : runs) {
@@ -1152,7 +1153,8 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
       if (trace.empty()) trace = "?";
       const auto gpus = numeric_at(r.summary, "cluster.gpus");
       html += fmt::format("<p class=\"meta\"><b style=\"color:{}\">{}</b>: {} — trace {}{}</p>\n",
-                          r.color, html_escape(r.label), html_escape(r.source), html_escape(trace),
+                          r.color, markup_escape(r.label), markup_escape(r.source),
+                          markup_escape(trace),
                           gpus ? fmt::format(", {} GPUs", format_number(*gpus)) : "");
     }
   }
@@ -1170,8 +1172,8 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
           "class=\"caption\">Change of {} ({}) per job class against {}: red where the class pays "
           "(worse by more than {}%), green where it gains (better by more than {}%); classes by "
           "GPUs and by work (the trace's duration), from each run's jobs.csv.</p>\n{}</section>\n",
-          html_escape(class_runs[reference].label), html_escape(std::string(metric.label)),
-          options.verdict.metric, html_escape(class_runs[reference].label),
+          markup_escape(class_runs[reference].label), markup_escape(std::string(metric.label)),
+          options.verdict.metric, markup_escape(class_runs[reference].label),
           format_number(options.verdict.threshold_pct),
           format_number(options.verdict.threshold_pct), verdict);
     }
@@ -1208,7 +1210,7 @@ Report build_report(const std::vector<std::string>& inputs, const ReportOptions&
   if (!report.notes.empty()) {
     html += "<section><h2>Notes</h2>\n";
     for (const auto& note : report.notes)
-      html += fmt::format("<p class=\"note\">{}</p>\n", html_escape(note));
+      html += fmt::format("<p class=\"note\">{}</p>\n", markup_escape(note));
     html += "</section>\n";
   }
   html += fmt::format("<script>{}</script>\n</body>\n</html>\n", kRenderCheck);

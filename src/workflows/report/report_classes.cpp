@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report_svg.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/metric_catalog.hpp"
+#include "schedlab/report_svg.hpp"
 #include "schedlab/summary_fields.hpp"
 
 namespace schedlab::report {
@@ -183,11 +183,12 @@ std::string verdict_table(const std::vector<ClassRun>& runs, std::size_t referen
   out += "</tr><tr>";
   for (const Column& column : columns)
     if (column.kind)
-      for (const auto& label : column.labels) out += fmt::format("<th>{}</th>", html_escape(label));
+      for (const auto& label : column.labels)
+        out += fmt::format("<th>{}</th>", markup_escape(label));
   out += "</tr></thead><tbody>\n";
   const MetricInfo& metric = catalog_metric(options.metric);
   for (const std::size_t i : rows) {
-    out += fmt::format("<tr><td>{}</td>", html_escape(runs[i].label));
+    out += fmt::format("<tr><td>{}</td>", markup_escape(runs[i].label));
     for (const Column& column : columns)
       for (const auto& label : column.labels) {
         const auto before = value_in(column.per_run[reference], label, options.metric);
@@ -198,8 +199,8 @@ std::string verdict_table(const std::vector<ClassRun>& runs, std::size_t referen
                 ? fmt::format("{} {}: {} against {}", label, options.metric,
                               metric_value_text(metric, *after), metric_value_text(metric, *before))
                 : label + ": no finished job in one of the runs";
-        out += fmt::format("<td class=\"{}\" title=\"{}\">{}</td>", cell.css, html_escape(tip),
-                           html_escape(cell.text));
+        out += fmt::format("<td class=\"{}\" title=\"{}\">{}</td>", cell.css, markup_escape(tip),
+                           markup_escape(cell.text));
       }
     out += "</tr>\n";
   }
@@ -252,18 +253,18 @@ std::string class_tables(const std::vector<ClassRun>& runs, const JobClassBounds
         "</th><th>jobs</th>",
         kind_heading(kind), job_class_kind_name(kind));
     for (const std::string_view key : job_class_metric_keys())
-      out += fmt::format("<th>{}</th>", html_escape(std::string(catalog_metric(key).label)));
+      out += fmt::format("<th>{}</th>", markup_escape(std::string(catalog_metric(key).label)));
     out += "</tr></thead><tbody>\n";
     for (const auto& label : labels)
       for (std::size_t r = 0; r < shown.size(); ++r) {
         const Json row = per_run[r].contains(label) ? per_run[r][label] : Json::object();
-        out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", html_escape(label),
-                           html_escape(shown[r]->label), row.value("jobs", 0));
+        out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", markup_escape(label),
+                           markup_escape(shown[r]->label), row.value("jobs", 0));
         for (const std::string_view key : job_class_metric_keys()) {
           const auto value = job_class_value(row, key);
           out += fmt::format(
               "<td>{}</td>",
-              value ? html_escape(metric_value_text(catalog_metric(key), *value)) : "-");
+              value ? markup_escape(metric_value_text(catalog_metric(key), *value)) : "-");
         }
         out += "</tr>\n";
       }

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "report_svg.hpp"
 #include "schedlab/csv.hpp"
 #include "schedlab/error.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/report_svg.hpp"
 #include "schedlab/trace.hpp"
 
 namespace schedlab::report {
@@ -156,7 +156,7 @@ class LegendFlow {
     const double top = kLegendTop + y_;
     if (!fmt_.empty()) out_ += fmt::format(fmt::runtime(fmt_), num(x_), num(top + 2));
     out_ += fmt::format("<text class=\"{}\" x=\"{}\" y=\"{}\">{}</text>\n", cls, num(x_ + swatch),
-                        num(top + 11), html_escape(text));
+                        num(top + 11), markup_escape(text));
     x_ += width;
   }
   double left_;
@@ -456,7 +456,7 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"{}\" "
       "preserveAspectRatio=\"xMinYMin meet\">\n",
-      num(kWidth), num(height), html_escape(title));
+      num(kWidth), num(height), markup_escape(title));
   out += "<g class=\"legend\">\n" + legend_drawn.svg + "</g>\n";
   // Row backgrounds (alternating by node), row labels thinned to stay legible, separators.
   out += "<g class=\"axes\">\n";
@@ -472,7 +472,7 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
     if (label_y - last_label >= kMinLabelSpacing) {
       out +=
           fmt::format("<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                      num(left - 6), num(label_y), html_escape(g.label));
+                      num(left - 6), num(label_y), markup_escape(g.label));
       last_label = label_y;
       if (i > 0 && (chart.aggregated || h < 6))
         out += fmt::format("<line class=\"separator\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
@@ -491,14 +491,14 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
     out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
                        num(px), num(top), num(bottom + 4));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                       num(px), num(bottom + 15), html_escape(text));
+                       num(px), num(bottom + 15), markup_escape(text));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(left),
                      num(bottom), num(left + plot_w), num(bottom));
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                   num(left + plot_w / 2), num(height - 8),
-                  html_escape(fmt::format("simulated time ({})", unit.name)));
+                  markup_escape(fmt::format("simulated time ({})", unit.name)));
   out += "</g>\n";
 
   const auto time_text = [&](double t) {
@@ -521,7 +521,7 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
           "<rect class=\"mark bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{}</title></rect>\n",
           num(x0), num(y0), num(w), num(h), color,
-          html_escape(fmt::format(
+          markup_escape(fmt::format(
               "job {}, attempt {}{}: {} to {}, {} GPU{} ({}), {}", run.job_ids[a.job], a.attempt,
               tenant.empty() ? "" : ", tenant " + tenant, time_text(a.start_s), time_text(a.end_s),
               a.gpus, a.gpus == 1 ? "" : "s", ranges_text(run, a), end_text(a.end))));
@@ -529,7 +529,7 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
       if (h >= 11 && w >= text_width(id, 9) + 6)
         out += fmt::format("<text class=\"bar-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
                            num(x0 + 3), num(y0 + h / 2 + 3.2),
-                           is_light(color) ? "#222222" : "#ffffff", html_escape(id));
+                           is_light(color) ? "#222222" : "#ffffff", markup_escape(id));
       if ((a.end == AttemptEnd::kPreempted || a.end == AttemptEnd::kFailed) && a.end_s <= to_s)
         marks += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
                              a.end == AttemptEnd::kPreempted ? "end-preempted" : "end-failed",
@@ -626,7 +626,7 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
           "<path class=\"mark cell\" fill=\"{}\" fill-opacity=\"{}\" d=\"{}\"><title>{}, {} "
           "busy</title></path>\n",
           categories.colors[key.first], kShadeOpacity[key.second - 1], d,
-          html_escape(categories.labels[key.first]), kShadeLabels[key.second - 1]);
+          markup_escape(categories.labels[key.first]), kShadeLabels[key.second - 1]);
     if (!preempted_path.empty())
       out += fmt::format("<path class=\"end-preempted\" d=\"{}\"/>\n", preempted_path);
     if (!failed_path.empty())

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 namespace schedlab::report {
 

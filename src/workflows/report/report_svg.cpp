@@ -1,4 +1,4 @@
-#include "report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 #include <algorithm>
 #include <array>
@@ -203,26 +203,10 @@ std::string svg_open(double width, double height, const std::string& title) {
   return fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"{}\" "
       "preserveAspectRatio=\"xMinYMin meet\">\n",
-      num(width), num(height), html_escape(title));
+      num(width), num(height), markup_escape(title));
 }
 
 }  // namespace
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string format_value(double value, int digits) {
   digits = std::max(1, digits);
@@ -381,14 +365,14 @@ std::string render_line_chart(const LineChart& chart) {
     out += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
                        num(kLeft), num(py), num(plot_right), num(py));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                       num(kLeft - 6), num(py + 3.5), html_escape(text));
+                       num(kLeft - 6), num(py + 3.5), markup_escape(text));
   }
   for (const auto& [value, text] : x.ticks) {
     const double px = x(value);
     out += fmt::format("<line class=\"tickmark\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
                        num(px), num(bottom), num(px), num(bottom + 4));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                       num(px), num(bottom + 15), html_escape(text));
+                       num(px), num(bottom + 15), markup_escape(text));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(kLeft),
                      num(bottom), num(plot_right), num(bottom));
@@ -396,11 +380,11 @@ std::string render_line_chart(const LineChart& chart) {
                      num(top), num(kLeft), num(bottom));
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                  num((kLeft + plot_right) / 2), num(height - 8), html_escape(chart.x.label));
+                  num((kLeft + plot_right) / 2), num(height - 8), markup_escape(chart.x.label));
   out += fmt::format(
       "<text class=\"axis-label\" transform=\"translate({},{}) rotate(-90)\" "
       "text-anchor=\"middle\">{}</text>\n",
-      num(14), num((top + bottom) / 2), html_escape(chart.y.label));
+      num(14), num((top + bottom) / 2), markup_escape(chart.y.label));
   out += "</g>\n";
   // Bands under lines.
   for (const auto& s : chart.series) {
@@ -433,13 +417,13 @@ std::string render_line_chart(const LineChart& chart) {
           fmt::format("{}{},{}", i == 0 ? "M" : " L", num(x(s.points[i].x)), num(y(s.points[i].y)));
     out +=
         fmt::format("<path class=\"mark line{}\" d=\"{}\" stroke=\"{}\"><title>{}</title></path>\n",
-                    s.dashed ? " dashed" : "", d, s.color, html_escape(s.label));
+                    s.dashed ? " dashed" : "", d, s.color, markup_escape(s.label));
     if (s.markers || s.points.size() == 1) {
       for (const auto& p : s.points)
         out += fmt::format(
             "<circle class=\"mark point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {} at "
             "{}</title></circle>\n",
-            num(x(p.x)), num(y(p.y)), s.color, html_escape(s.label), format_value(p.y),
+            num(x(p.x)), num(y(p.y)), s.color, markup_escape(s.label), format_value(p.y),
             format_value(p.x));
     }
   }
@@ -448,7 +432,7 @@ std::string render_line_chart(const LineChart& chart) {
     out += fmt::format(
         "<text class=\"direct-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}<title>{}</title></text>\n",
         num(x(l.series->points.back().x) + 6), num(l.y + 4), l.series->color,
-        html_escape(truncate_label(l.series->label)), html_escape(l.series->label));
+        markup_escape(truncate_label(l.series->label)), markup_escape(l.series->label));
   for (const auto& item : legend) {
     const double cy = item.y + kLegendRow / 2;
     out += fmt::format(
@@ -461,8 +445,8 @@ std::string render_line_chart(const LineChart& chart) {
                          num(cy), item.series->color);
     out += fmt::format(
         "<text class=\"legend-label\" x=\"{}\" y=\"{}\">{}<title>{}</title></text></g>\n",
-        num(item.x + 24), num(cy + 4), html_escape(truncate_label(item.series->label)),
-        html_escape(item.series->label));
+        num(item.x + 24), num(cy + 4), markup_escape(truncate_label(item.series->label)),
+        markup_escape(item.series->label));
   }
   out += "</svg>\n";
   return out;
@@ -538,28 +522,29 @@ std::string render_bar_chart(const BarChart& chart) {
     out += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(px),
                        num(top - 4), num(px), num(axis_y));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                       num(px), num(axis_y + 14), html_escape(text));
+                       num(px), num(axis_y + 14), markup_escape(text));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(left),
                      num(axis_y), num(plot_right), num(axis_y));
   out +=
       fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                  num((left + plot_right) / 2), num(height - 6), html_escape(chart.axis_label));
+                  num((left + plot_right) / 2), num(height - 6), markup_escape(chart.axis_label));
   out += "</g>\n";
   for (std::size_t s = 0; s < key.size(); ++s) {  // segment key, in stacking order
     out += fmt::format(
         "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
         num(key[s].x), num(key[s].y), fills[s]);
-    out += fmt::format("<text class=\"key-label\" x=\"{}\" y=\"{}\">{}</text>\n",
-                       num(key[s].x + 14), num(key[s].y + 9), html_escape(chart.segments[s].label));
+    out +=
+        fmt::format("<text class=\"key-label\" x=\"{}\" y=\"{}\">{}</text>\n", num(key[s].x + 14),
+                    num(key[s].y + 9), markup_escape(chart.segments[s].label));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double by = top + static_cast<double>(i) * (kBar + kGap);
     out += fmt::format(
         "<text class=\"category\" x=\"{}\" y=\"{}\" "
         "text-anchor=\"end\">{}<title>{}</title></text>\n",
-        num(left - 8), num(by + kBar / 2 + 4), html_escape(truncate_label(chart.categories[i])),
-        html_escape(chart.categories[i]));
+        num(left - 8), num(by + kBar / 2 + 4), markup_escape(truncate_label(chart.categories[i])),
+        markup_escape(chart.categories[i]));
     double start = 0;
     for (std::size_t s = 0; s < chart.segments.size(); ++s) {
       const BarSegment& seg = chart.segments[s];
@@ -571,12 +556,12 @@ std::string render_bar_chart(const BarChart& chart) {
       out += fmt::format(
           "<rect class=\"mark bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{}: {}</title></rect>\n",
-          num(x0), num(by), num(std::max(0.0, x1 - x0)), num(kBar), fill, html_escape(what),
-          html_escape(value_text(v)));
+          num(x0), num(by), num(std::max(0.0, x1 - x0)), num(kBar), fill, markup_escape(what),
+          markup_escape(value_text(v)));
       if (stacked && x1 - x0 > text_width(seg.label, kInBarFont) + 8)
         out += fmt::format("<text class=\"in-bar\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
                            num(x0 + 4), num(by + kBar / 2 + 4),
-                           is_light(fill) ? "#222222" : "#ffffff", html_escape(seg.label));
+                           is_light(fill) ? "#222222" : "#ffffff", markup_escape(seg.label));
       start += v;
     }
     double end = x(totals[i]);
@@ -591,7 +576,7 @@ std::string render_bar_chart(const BarChart& chart) {
       end = hi_px;
     }
     out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\">{}</text>\n", num(end + 5),
-                       num(by + kBar / 2 + 4), html_escape(end_labels[i]));
+                       num(by + kBar / 2 + 4), markup_escape(end_labels[i]));
   }
   out += "</svg>\n";
   return out;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 namespace schedlab::report {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "report_svg.hpp"
+#include "schedlab/report_svg.hpp"
 
 namespace schedlab {
 
@@ -30,7 +30,7 @@ std::string inline_html(const std::string& text) {
   bool bold = false;
   std::string run;
   auto flush = [&]() {
-    out += report::html_escape(run);
+    out += markup_escape(run);
     run.clear();
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -153,7 +153,7 @@ std::string render_markdown(const Page& page) {
 std::string render_html(const Page& page) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += fmt::format("<title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n",
-                     report::html_escape(page.title), kPageStyle, report::kChartStyle);
+                     markup_escape(page.title), kPageStyle, report::kChartStyle);
   for (const auto& block : page.blocks) {
     switch (block.kind) {
       case PageBlock::Kind::kHeading:
@@ -177,11 +177,10 @@ std::string render_html(const Page& page) {
           out += "<tr>";
           for (std::size_t c = 0; c < row.size(); ++c) {
             const std::string text = inline_html(row[c]);
-            out += fmt::format(
-                "<td{}>{}</td>", right_aligned(t, c) ? " class=\"num\"" : "",
-                c == t.link_column && !link.empty()
-                    ? fmt::format("<a href=\"{}\">{}</a>", report::html_escape(link), text)
-                    : text);
+            out += fmt::format("<td{}>{}</td>", right_aligned(t, c) ? " class=\"num\"" : "",
+                               c == t.link_column && !link.empty()
+                                   ? fmt::format("<a href=\"{}\">{}</a>", markup_escape(link), text)
+                                   : text);
           }
           out += "</tr>\n";
         }

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-namespace schedlab::report {
+#include "schedlab/printable.hpp"  // markup_escape
 
-std::string html_escape(std::string_view text);
+namespace schedlab::report {
 
 // The CSS rules of every chart here (classes line, band, tick, ...): a page that shows the
 // charts includes them in its <style>.

@@ -1,6 +1,6 @@
-// Internal: what every trace reader shares. Column lookup by header name with exact error
-// messages, strict field parsing, civil-time conversion, skip counting, and the steps that
-// finish a trace (time origin, unique ids).
+// What every trace reader shares, and the readers of cluster inventories and GPU-sharing
+// inputs: column lookup by header name with exact error messages, strict field parsing, civil-time
+// conversion, skip counting, and the steps that finish a trace (time origin, unique ids).
 //
 // Message conventions (docs/traces.md): every input error is one line "FILE:LINE: message";
 // a bad field reads "column 'NAME': expected WHAT, got 'VALUE'".
