@@ -23,6 +23,20 @@ endfunction()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# The public API only (cmake/install.cmake): the headers plug-ins and programs driving runs
+# include, not the library's internal ones.
+foreach(header plugin.hpp policy_kit.hpp simulation.hpp regression_check.hpp observer.hpp)
+  if(NOT EXISTS ${prefix}/include/schedlab/${header})
+    message(FATAL_ERROR "install: the public header schedlab/${header} was not installed")
+  endif()
+endforeach()
+foreach(header attempt_log.hpp invariant_observer.hpp tenant_metrics.hpp sharing_metrics.hpp
+               speed_model.hpp report_svg.hpp sweep_steps.hpp board_standing.hpp)
+  if(EXISTS ${prefix}/include/schedlab/${header})
+    message(FATAL_ERROR "install: the internal header schedlab/${header} was installed")
+  endif()
+endforeach()
+message(STATUS "public headers only: ok")
 set(configure_args -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
                    -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
 if(LAUNCHER)
