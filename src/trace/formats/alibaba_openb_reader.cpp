@@ -38,77 +38,69 @@ std::int64_t qos_priority(std::string_view qos) {
 }
 
 RawTrace read_openb(const std::string& path, std::string_view text) {
-  RawTrace raw;
+  RawTrace raw = raw_trace(path, "alibaba-openb", /*absolute_times=*/false);
   Trace& trace = raw.trace;
-  trace.path = path;
-  trace.format = "alibaba-openb";
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
-  trace_kit::SkipCounter skipped;
   std::uint64_t shared_gpu = 0;
   std::uint64_t multi_model = 0;
   trace_kit::GpuTypeSets type_sets;
-  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
-    JobSpec job;
-    job.line = static_cast<std::uint32_t>(row.line());
-    job.id = std::string(row.text(kName));
-    if (job.id.empty()) row.fail(kName, "a non-empty pod name");
-    const std::int64_t gpus = row.integer(kNumGpu, 0, 64, "an integer in 0..64");
-    std::int64_t gpu_milli = 1000;
-    if (!row.missing(kGpuMilli))
-      gpu_milli = row.integer(kGpuMilli, 0, 1000, "an integer in 0..1000");
-    job.submit_ms = row.seconds(kCreation, /*allow_zero=*/true);
-    const TimeMs deletion_ms = row.seconds(kDeletion, /*allow_zero=*/true);
-    const bool scheduled = !row.missing(kScheduled);
-    const TimeMs scheduled_ms = scheduled ? row.seconds(kScheduled, /*allow_zero=*/true) : 0;
-    if (gpus == 0) {
-      skipped.add("CPU-only (num_gpu 0)");
-      continue;
-    }
-    if (!scheduled) {
-      skipped.add("never scheduled (no scheduled_time)");
-      continue;
-    }
-    if (deletion_ms <= scheduled_ms) {
-      skipped.add("no run time (deletion_time <= scheduled_time)");
-      continue;
-    }
-    // The real requests; a run shares GPUs and counts CPU and memory only with --gpu-sharing on,
-    // otherwise a fraction of a GPU holds a whole one (docs/gpu-sharing.md).
-    job.gpus = static_cast<std::int32_t>(gpus);
-    if (gpu_milli > 0 && gpu_milli < 1000) {
-      ++shared_gpu;
-      if (gpus != 1) row.fail(kGpuMilli, "1000 for a pod of more than one GPU");
-      job.gpu_milli = static_cast<std::int32_t>(gpu_milli);
-    }
-    if (!row.missing(kCpuMilli))
-      job.cpu_milli = row.integer(kCpuMilli, 0, kMaxTraceCpuMilli, "an integer in 0..1000000000");
-    if (!row.missing(kMemoryMib))
-      job.memory_mib =
-          row.integer(kMemoryMib, 0, kMaxTraceMemoryMib, "an integer in 0..1073741824");
-    job.duration_ms = deletion_ms - scheduled_ms;
-    job.status = trace.strings.intern(row.text(kPhase));
-    if (row.has(kQos)) {
-      job.tenant = trace.strings.intern(row.text(kQos));
-      job.priority = qos_priority(row.text(kQos));
-    }
-    if (!row.missing(kGpuSpec)) {
-      const std::string_view spec = row.text(kGpuSpec);
-      // One model is a constraint; "A|B" is the set of models the pod accepts.
-      if (spec.find('|') == std::string_view::npos) {
-        job.gpu_type = trace.strings.intern(spec);
-      } else {
-        ++multi_model;
-        if (!type_sets.assign(spec, trace, job)) row.fail(kGpuSpec, "GPU models separated by '|'");
-      }
-    }
-    trace.jobs.push_back(std::move(job));
-  }
+  read_csv_rows(
+      raw, text, kColumns,
+      [&](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        job.id = std::string(row.text(kName));
+        if (job.id.empty()) row.fail(kName, "a non-empty pod name");
+        const std::int64_t gpus = row.integer(kNumGpu, 0, 64, "an integer in 0..64");
+        std::int64_t gpu_milli = 1000;
+        if (!row.missing(kGpuMilli))
+          gpu_milli = row.integer(kGpuMilli, 0, 1000, "an integer in 0..1000");
+        job.submit_ms = row.seconds(kCreation, /*allow_zero=*/true);
+        const TimeMs deletion_ms = row.seconds(kDeletion, /*allow_zero=*/true);
+        const bool scheduled = !row.missing(kScheduled);
+        const TimeMs scheduled_ms = scheduled ? row.seconds(kScheduled, /*allow_zero=*/true) : 0;
+        if (gpus == 0) {
+          skipped.add("CPU-only (num_gpu 0)");
+          return false;
+        }
+        if (!scheduled) {
+          skipped.add("never scheduled (no scheduled_time)");
+          return false;
+        }
+        if (deletion_ms <= scheduled_ms) {
+          skipped.add("no run time (deletion_time <= scheduled_time)");
+          return false;
+        }
+        // The real requests; a run shares GPUs and counts CPU and memory only with --gpu-sharing
+        // on, otherwise a fraction of a GPU holds a whole one (docs/gpu-sharing.md).
+        job.gpus = static_cast<std::int32_t>(gpus);
+        if (gpu_milli > 0 && gpu_milli < 1000) {
+          ++shared_gpu;
+          if (gpus != 1) row.fail(kGpuMilli, "1000 for a pod of more than one GPU");
+          job.gpu_milli = static_cast<std::int32_t>(gpu_milli);
+        }
+        if (!row.missing(kCpuMilli))
+          job.cpu_milli =
+              row.integer(kCpuMilli, 0, kMaxTraceCpuMilli, "an integer in 0..1000000000");
+        if (!row.missing(kMemoryMib))
+          job.memory_mib =
+              row.integer(kMemoryMib, 0, kMaxTraceMemoryMib, "an integer in 0..1073741824");
+        job.duration_ms = deletion_ms - scheduled_ms;
+        job.status = trace.strings.intern(row.text(kPhase));
+        if (row.has(kQos)) {
+          job.tenant = trace.strings.intern(row.text(kQos));
+          job.priority = qos_priority(row.text(kQos));
+        }
+        if (!row.missing(kGpuSpec)) {
+          const std::string_view spec = row.text(kGpuSpec);
+          // One model is a constraint; "A|B" is the set of models the pod accepts.
+          if (spec.find('|') == std::string_view::npos) {
+            job.gpu_type = trace.strings.intern(spec);
+          } else {
+            ++multi_model;
+            if (!type_sets.assign(spec, trace, job))
+              row.fail(kGpuSpec, "GPU models separated by '|'");
+          }
+        }
+        return true;
+      });
   if (shared_gpu > 0)
     spdlog::info(
         "{}: {} pods request a fraction of a GPU (gpu_milli < 1000); each holds one whole GPU "
@@ -119,7 +111,6 @@ RawTrace read_openb(const std::string& path, std::string_view text) {
         "{}: {} pods accept several GPU models (gpu_spec 'A|B'); runs that share GPUs place them "
         "on one of those, other runs on any type",
         path, multi_model);
-  skipped.move_into(trace);
   return raw;
 }
 

@@ -1,10 +1,7 @@
 // SenseTime Helios (Hu et al., SC'21) cluster_log.csv: job_id, user, vc, gpu_num, cpu_num,
 // node_num, state, submit_time, start_time, end_time (local "YYYY-MM-DD HH:MM:SS", Asia/Shanghai,
 // no DST), duration (s), queue (s). Columns, time zone and skips: docs/traces.md#helios.
-#include <fmt/format.h>
-
 #include "../readers.hpp"
-#include "schedlab/csv.hpp"
 #include "schedlab/reader_kit.hpp"
 
 namespace schedlab {
@@ -17,61 +14,14 @@ constexpr trace_kit::ColumnSpec kColumns[] = {
     {"start_time", true}, {"end_time", true}, {"duration", false}};
 
 RawTrace read_helios(const std::string& path, std::string_view text) {
-  RawTrace raw;
-  raw.absolute_times = true;
-  Trace& trace = raw.trace;
-  trace.path = path;
-  trace.format = "helios";
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
-  trace_kit::SkipCounter skipped;
-  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
-    JobSpec job;
-    job.line = static_cast<std::uint32_t>(row.line());
-    job.id = std::string(row.text(kJobId));
-    if (job.id.empty()) row.fail(kJobId, "a non-empty id");
-    const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
-    job.submit_ms = row.civil_time(kSubmit);
-    if (gpus == 0) {
-      skipped.add("CPU-only (gpu_num 0)");
-      continue;
-    }
-    if (row.missing(kStart)) {
-      skipped.add("never started (no start_time)");
-      continue;
-    }
-    const TimeMs start_ms = row.civil_time(kStart);
-    // Run time = end_time - start_time; the duration column only where end_time is missing
-    // (Acme's Kalos file counts duration from submit_time, not start_time).
-    TimeMs duration_ms = 0;
-    if (!row.missing(kEnd)) {
-      const TimeMs end_ms = row.civil_time(kEnd);
-      if (end_ms < start_ms)
-        row.fail(kEnd, fmt::format("a time >= start_time '{}'", row.text(kStart)));
-      duration_ms = end_ms - start_ms;
-    } else if (!row.missing(kDuration)) {
-      duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
-    } else {
-      skipped.add("no end_time");
-      continue;
-    }
-    if (duration_ms == 0) {
-      skipped.add("no run time (duration 0)");
-      continue;
-    }
-    job.gpus = static_cast<std::int32_t>(gpus);
-    job.duration_ms = duration_ms;
-    if (row.has(kUser)) job.user = trace.strings.intern(row.text(kUser));
-    job.tenant = trace.strings.intern(row.text(kVc));
-    job.status = trace.strings.intern(row.text(kState));
-    trace.jobs.push_back(std::move(job));
-  }
-  skipped.move_into(trace);
+  RawTrace raw = raw_trace(path, "helios", /*absolute_times=*/true);
+  static constexpr HeliosFamilyColumns kFamily{kJobId, kUser, kGpus,     kState, kSubmit,
+                                               kStart, kEnd,  kDuration, kVc};
+  read_csv_rows(
+      raw, text, kColumns,
+      [&raw](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        return read_helios_family_row(row, kFamily, raw.trace, job, skipped);
+      });
   return raw;
 }
 

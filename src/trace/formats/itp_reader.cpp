@@ -14,42 +14,31 @@ constexpr trace_kit::ColumnSpec kColumns[] = {
     {"job_id", true}, {"submission_time", true}, {"duration", true}, {"num_gpu", true}};
 
 RawTrace read_itp(const std::string& path, std::string_view text) {
-  RawTrace raw;
+  RawTrace raw = raw_trace(path, "itp", /*absolute_times=*/false);
   Trace& trace = raw.trace;
-  trace.path = path;
-  trace.format = "itp";
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
-  trace_kit::SkipCounter skipped;
   // The cluster is the file: cluster01.csv -> tenant "cluster01".
   const StringId tenant = trace.strings.intern(trace_kit::file_stem(path));
-  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
-    JobSpec job;
-    job.line = static_cast<std::uint32_t>(row.line());
-    job.id = std::string(row.text(kJobId));
-    if (job.id.empty()) row.fail(kJobId, "a non-empty id");
-    job.submit_ms = row.seconds(kSubmit, /*allow_zero=*/true);
-    const TimeMs duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
-    const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
-    if (gpus == 0) {
-      skipped.add("CPU-only (num_gpu 0)");
-      continue;
-    }
-    if (duration_ms == 0) {
-      skipped.add("no run time (duration 0)");
-      continue;
-    }
-    job.gpus = static_cast<std::int32_t>(gpus);
-    job.duration_ms = duration_ms;
-    job.tenant = tenant;
-    trace.jobs.push_back(std::move(job));
-  }
-  skipped.move_into(trace);
+  read_csv_rows(
+      raw, text, kColumns,
+      [&](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        job.id = std::string(row.text(kJobId));
+        if (job.id.empty()) row.fail(kJobId, "a non-empty id");
+        job.submit_ms = row.seconds(kSubmit, /*allow_zero=*/true);
+        const TimeMs duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
+        const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
+        if (gpus == 0) {
+          skipped.add("CPU-only (num_gpu 0)");
+          return false;
+        }
+        if (duration_ms == 0) {
+          skipped.add("no run time (duration 0)");
+          return false;
+        }
+        job.gpus = static_cast<std::int32_t>(gpus);
+        job.duration_ms = duration_ms;
+        job.tenant = tenant;
+        return true;
+      });
   return raw;
 }
 

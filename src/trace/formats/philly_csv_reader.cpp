@@ -21,50 +21,39 @@ constexpr trace_kit::ColumnSpec kColumns[] = {{"timestamp", true},
                                               {"cluster", false}};
 
 RawTrace read_philly_csv(const std::string& path, std::string_view text) {
-  RawTrace raw;
-  raw.absolute_times = true;
+  RawTrace raw = raw_trace(path, "philly-csv", /*absolute_times=*/true);
   Trace& trace = raw.trace;
-  trace.path = path;
-  trace.format = "philly-csv";
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
-  trace_kit::SkipCounter skipped;
-  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
   std::uint64_t row_number = 0;
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
-    ++row_number;
-    JobSpec job;
-    job.line = static_cast<std::uint32_t>(row.line());
-    // The file has no job id: the id is the data row's number, 1 for the first.
-    job.id = std::to_string(row_number);
-    job.submit_ms = row.civil_time(kTimestamp);
-    const TimeMs duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
-    const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
-    if (row.has(kGpuTime)) {
-      // gpu_time is redundant (duration x num_gpus); a mismatch means a damaged row.
-      const double gpu_s = row.number(kGpuTime, 0.0, "GPU-seconds >= 0");
-      const double expected = static_cast<double>(duration_ms) / 1000.0 * static_cast<double>(gpus);
-      if (std::fabs(gpu_s - expected) > 0.5 + 1e-9 * expected)
-        row.fail(kGpuTime, fmt::format("duration x num_gpus = {}", expected));
-    }
-    if (gpus == 0) {
-      skipped.add("CPU-only (num_gpus 0)");
-      continue;
-    }
-    if (duration_ms == 0) {
-      skipped.add("no run time (duration 0)");
-      continue;
-    }
-    job.gpus = static_cast<std::int32_t>(gpus);
-    job.duration_ms = duration_ms;
-    if (row.has(kCluster)) job.tenant = trace.strings.intern(row.text(kCluster));
-    trace.jobs.push_back(std::move(job));
-  }
-  skipped.move_into(trace);
+  read_csv_rows(
+      raw, text, kColumns,
+      [&](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        ++row_number;
+        // The file has no job id: the id is the data row's number, 1 for the first.
+        job.id = std::to_string(row_number);
+        job.submit_ms = row.civil_time(kTimestamp);
+        const TimeMs duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
+        const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
+        if (row.has(kGpuTime)) {
+          // gpu_time is redundant (duration x num_gpus); a mismatch means a damaged row.
+          const double gpu_s = row.number(kGpuTime, 0.0, "GPU-seconds >= 0");
+          const double expected =
+              static_cast<double>(duration_ms) / 1000.0 * static_cast<double>(gpus);
+          if (std::fabs(gpu_s - expected) > 0.5 + 1e-9 * expected)
+            row.fail(kGpuTime, fmt::format("duration x num_gpus = {}", expected));
+        }
+        if (gpus == 0) {
+          skipped.add("CPU-only (num_gpus 0)");
+          return false;
+        }
+        if (duration_ms == 0) {
+          skipped.add("no run time (duration 0)");
+          return false;
+        }
+        job.gpus = static_cast<std::int32_t>(gpus);
+        job.duration_ms = duration_ms;
+        if (row.has(kCluster)) job.tenant = trace.strings.intern(row.text(kCluster));
+        return true;
+      });
   return raw;
 }
 

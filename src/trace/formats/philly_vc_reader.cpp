@@ -22,41 +22,30 @@ std::string vc_of(const std::string& path) {
 }
 
 RawTrace read_philly_vc(const std::string& path, std::string_view text) {
-  RawTrace raw;
+  RawTrace raw = raw_trace(path, "philly-vc", /*absolute_times=*/false);
   Trace& trace = raw.trace;
-  trace.path = path;
-  trace.format = "philly-vc";
-  CsvReader csv(text, path);
-  std::vector<std::string_view> fields;
-  if (!csv.next_row(fields)) throw TraceError(path, 1, "empty file: expected a header row");
-  const trace_kit::ColumnIndex columns(path, csv.line(), fields, kColumns);
-  trace_kit::RowParser row(path, columns);
-  trace_kit::SkipCounter skipped;
   const StringId tenant = trace.strings.intern(vc_of(path));
-  trace.jobs.reserve(trace_kit::count_lines(text) + 1);
-  while (csv.next_row(fields)) {
-    row.bind(fields, csv.line());
-    JobSpec job;
-    job.line = static_cast<std::uint32_t>(row.line());
-    job.id = std::string(row.text(kAppId));
-    if (job.id.empty()) row.fail(kAppId, "a non-empty id");
-    job.submit_ms = row.seconds(kSubmit, /*allow_zero=*/true);
-    const double service_s = row.number(kService, 0.0, "GPU-seconds in [0, 1e12]");
-    if (service_s > 1e12) row.fail(kService, "GPU-seconds in [0, 1e12]");
-    const std::int64_t gpus = row.integer(kGpus, 1, 1'000'000, "an integer >= 1");
-    // Duration = service / GPUs, rounded once to the millisecond.
-    const auto duration_ms =
-        static_cast<TimeMs>(std::llround(service_s * 1000.0 / static_cast<double>(gpus)));
-    if (duration_ms <= 0) {
-      skipped.add("no run time (service 0)");
-      continue;
-    }
-    job.gpus = static_cast<std::int32_t>(gpus);
-    job.duration_ms = duration_ms;
-    job.tenant = tenant;
-    trace.jobs.push_back(std::move(job));
-  }
-  skipped.move_into(trace);
+  read_csv_rows(
+      raw, text, kColumns,
+      [&](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        job.id = std::string(row.text(kAppId));
+        if (job.id.empty()) row.fail(kAppId, "a non-empty id");
+        job.submit_ms = row.seconds(kSubmit, /*allow_zero=*/true);
+        const double service_s = row.number(kService, 0.0, "GPU-seconds in [0, 1e12]");
+        if (service_s > 1e12) row.fail(kService, "GPU-seconds in [0, 1e12]");
+        const std::int64_t gpus = row.integer(kGpus, 1, 1'000'000, "an integer >= 1");
+        // Duration = service / GPUs, rounded once to the millisecond.
+        const auto duration_ms =
+            static_cast<TimeMs>(std::llround(service_s * 1000.0 / static_cast<double>(gpus)));
+        if (duration_ms <= 0) {
+          skipped.add("no run time (service 0)");
+          return false;
+        }
+        job.gpus = static_cast<std::int32_t>(gpus);
+        job.duration_ms = duration_ms;
+        job.tenant = tenant;
+        return true;
+      });
   return raw;
 }
 
