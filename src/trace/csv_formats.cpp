@@ -1,5 +1,5 @@
-// What the CSV trace formats share beyond the reader kit: their RawTrace, and the rows of the
-// Helios family (readers.hpp).
+// What the CSV trace formats share beyond the reader kit: their RawTrace, the last skips of a
+// GPU job, and the Helios family's reader (readers.hpp).
 #include <fmt/format.h>
 
 #include "readers.hpp"
@@ -13,6 +13,8 @@ RawTrace raw_trace(const std::string& path, const char* format, bool absolute_ti
   raw.trace.format = format;
   return raw;
 }
+
+namespace {
 
 bool read_helios_family_row(const trace_kit::RowParser& row, const HeliosFamilyColumns& c,
                             Trace& trace, JobSpec& job, trace_kit::SkipCounter& skipped) {
@@ -43,16 +45,40 @@ bool read_helios_family_row(const trace_kit::RowParser& row, const HeliosFamilyC
     skipped.add("no end_time");
     return false;
   }
+  if (!keep_gpu_run(gpus, duration_ms, "CPU-only (gpu_num 0)", job, skipped)) return false;
+  if (row.has(c.user)) job.user = trace.strings.intern(row.text(c.user));
+  if (row.has(c.tenant)) job.tenant = trace.strings.intern(row.text(c.tenant));
+  job.status = trace.strings.intern(row.text(c.state));
+  return true;
+}
+
+}  // namespace
+
+bool keep_gpu_run(std::int64_t gpus, TimeMs duration_ms, std::string_view cpu_only, JobSpec& job,
+                  trace_kit::SkipCounter& skipped) {
+  if (gpus == 0) {
+    skipped.add(cpu_only);
+    return false;
+  }
   if (duration_ms == 0) {
     skipped.add("no run time (duration 0)");
     return false;
   }
   job.gpus = static_cast<std::int32_t>(gpus);
   job.duration_ms = duration_ms;
-  if (row.has(c.user)) job.user = trace.strings.intern(row.text(c.user));
-  if (row.has(c.tenant)) job.tenant = trace.strings.intern(row.text(c.tenant));
-  job.status = trace.strings.intern(row.text(c.state));
   return true;
+}
+
+RawTrace read_helios_family(const std::string& path, std::string_view text, const char* format,
+                            std::span<const trace_kit::ColumnSpec> columns,
+                            const HeliosFamilyColumns& family) {
+  RawTrace raw = raw_trace(path, format, /*absolute_times=*/true);
+  read_csv_rows(
+      raw, text, columns,
+      [&](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
+        return read_helios_family_row(row, family, raw.trace, job, skipped);
+      });
+  return raw;
 }
 
 }  // namespace schedlab

@@ -47,17 +47,25 @@ void read_csv_rows(RawTrace& raw, std::string_view text,
 // A RawTrace for `path` in `format`, its times absolute (epoch ms) or relative.
 RawTrace raw_trace(const std::string& path, const char* format, bool absolute_times);
 
+// The last skips of a GPU job's row, in this order: no GPUs (counted as `cpu_only`, e.g.
+// "CPU-only (num_gpu 0)"), then no run time ("no run time (duration 0)"). Otherwise sets the
+// job's GPUs and duration and returns true.
+bool keep_gpu_run(std::int64_t gpus, TimeMs duration_ms, std::string_view cpu_only, JobSpec& job,
+                  trace_kit::SkipCounter& skipped);
+
 // The columns of the Helios family (Helios 2020 and Acme 2023, one schema by the same authors):
 // positions in the reader's ColumnSpec list. `tenant` is the column that names the job's tenant
 // (Helios: vc; Acme, which has no virtual clusters: the workload type).
 struct HeliosFamilyColumns {
   std::size_t job_id, user, gpus, state, submit, start, end, duration, tenant;
 };
-// One row of the Helios family into `job`: id, GPUs, submit time, run time (end_time -
-// start_time, or the duration column where end_time is missing), user, tenant, state.
-// Skips, counted in `skipped`: CPU-only (gpu_num 0), never started, no end_time, run time 0.
-bool read_helios_family_row(const trace_kit::RowParser& row, const HeliosFamilyColumns& c,
-                            Trace& trace, JobSpec& job, trace_kit::SkipCounter& skipped);
+// A file of the Helios family in `format`, its times absolute: per row the id, GPUs, submit
+// time, run time (end_time - start_time, or the duration column where end_time is missing),
+// user, tenant and state. Skips: CPU-only (gpu_num 0), never started (no start_time), no
+// end_time, no run time (duration 0).
+RawTrace read_helios_family(const std::string& path, std::string_view text, const char* format,
+                            std::span<const trace_kit::ColumnSpec> columns,
+                            const HeliosFamilyColumns& family);
 
 struct ReaderDef {
   std::string name;

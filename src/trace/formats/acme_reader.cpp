@@ -16,16 +16,10 @@ constexpr trace_kit::ColumnSpec kColumns[] = {
     {"start_time", true}, {"end_time", true}, {"duration", false}};
 
 RawTrace read_acme(const std::string& path, std::string_view text) {
-  RawTrace raw = raw_trace(path, "acme", /*absolute_times=*/true);
   // Acme has no virtual clusters; the workload type (Pretrain, SFT, Eval, ...) is the tenant.
-  static constexpr HeliosFamilyColumns kFamily{kJobId, kUser, kGpus,     kState, kSubmit,
-                                               kStart, kEnd,  kDuration, kType};
-  read_csv_rows(
-      raw, text, kColumns,
-      [&raw](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
-        return read_helios_family_row(row, kFamily, raw.trace, job, skipped);
-      });
-  return raw;
+  return read_helios_family(
+      path, text, "acme", kColumns,
+      {kJobId, kUser, kGpus, kState, kSubmit, kStart, kEnd, kDuration, kType});
 }
 
 ReaderDef acme_reader() {

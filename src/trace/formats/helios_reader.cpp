@@ -14,15 +14,8 @@ constexpr trace_kit::ColumnSpec kColumns[] = {
     {"start_time", true}, {"end_time", true}, {"duration", false}};
 
 RawTrace read_helios(const std::string& path, std::string_view text) {
-  RawTrace raw = raw_trace(path, "helios", /*absolute_times=*/true);
-  static constexpr HeliosFamilyColumns kFamily{kJobId, kUser, kGpus,     kState, kSubmit,
-                                               kStart, kEnd,  kDuration, kVc};
-  read_csv_rows(
-      raw, text, kColumns,
-      [&raw](const trace_kit::RowParser& row, JobSpec& job, trace_kit::SkipCounter& skipped) {
-        return read_helios_family_row(row, kFamily, raw.trace, job, skipped);
-      });
-  return raw;
+  return read_helios_family(path, text, "helios", kColumns,
+                            {kJobId, kUser, kGpus, kState, kSubmit, kStart, kEnd, kDuration, kVc});
 }
 
 ReaderDef helios_reader() {

@@ -26,16 +26,7 @@ RawTrace read_itp(const std::string& path, std::string_view text) {
         job.submit_ms = row.seconds(kSubmit, /*allow_zero=*/true);
         const TimeMs duration_ms = row.seconds(kDuration, /*allow_zero=*/true);
         const std::int64_t gpus = row.integer(kGpus, 0, 1'000'000, "an integer >= 0");
-        if (gpus == 0) {
-          skipped.add("CPU-only (num_gpu 0)");
-          return false;
-        }
-        if (duration_ms == 0) {
-          skipped.add("no run time (duration 0)");
-          return false;
-        }
-        job.gpus = static_cast<std::int32_t>(gpus);
-        job.duration_ms = duration_ms;
+        if (!keep_gpu_run(gpus, duration_ms, "CPU-only (num_gpu 0)", job, skipped)) return false;
         job.tenant = tenant;
         return true;
       });

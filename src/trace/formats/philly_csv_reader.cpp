@@ -41,16 +41,7 @@ RawTrace read_philly_csv(const std::string& path, std::string_view text) {
           if (std::fabs(gpu_s - expected) > 0.5 + 1e-9 * expected)
             row.fail(kGpuTime, fmt::format("duration x num_gpus = {}", expected));
         }
-        if (gpus == 0) {
-          skipped.add("CPU-only (num_gpus 0)");
-          return false;
-        }
-        if (duration_ms == 0) {
-          skipped.add("no run time (duration 0)");
-          return false;
-        }
-        job.gpus = static_cast<std::int32_t>(gpus);
-        job.duration_ms = duration_ms;
+        if (!keep_gpu_run(gpus, duration_ms, "CPU-only (num_gpus 0)", job, skipped)) return false;
         if (row.has(kCluster)) job.tenant = trace.strings.intern(row.text(kCluster));
         return true;
       });
