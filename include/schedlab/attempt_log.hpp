@@ -21,9 +21,8 @@ class AttemptLog : public Observer {
   void on_begin(const RunView& ctx) override;
   void on_job(const RunView& ctx, JobIndex job, JobTransition what) override;
 
-  // job_id,attempt,start_time,end_time,gpus,allocated_resources,nodes,end_reason
-  // (times in seconds; end_reason completed, preempted, failed or walltime). After the run,
-  // while its Engine is alive.
+  // attempts.csv: the columns of attempt_columns() (output_columns.hpp), one row per attempt in
+  // trace order, then attempt number. After the run, while its Engine is alive.
   std::string csv() const;
 
  private:

@@ -144,8 +144,6 @@ class MetricsCollector : public Observer {
   void add_to_series(const Segment& segment, const ModelSegment& models);
   double facility_power_w(const Segment& segment, const ModelSegment& models) const;
   void add_attempt_energy(const RunView& ctx, JobIndex job);
-  static void append_gpu_types(std::string& out, const Cluster& cluster,
-                               const Placement& placement);
   double node_base_share_w(const Cluster& cluster, const Placement& placement) const;
   void add_energy_keys(nlohmann::ordered_json& out) const;
   // The run's options as summary.json echoes them (run_option_table.hpp).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "schedlab/output.hpp"
+#include "schedlab/output_columns.hpp"
 
 namespace schedlab {
 
@@ -40,26 +41,18 @@ std::string AttemptLog::csv() const {
   std::sort(order.begin(), order.end(), [](const Attempt* a, const Attempt* b) {
     return a->job != b->job ? a->job < b->job : a->number < b->number;
   });
-  std::string out =
-      "job_id,attempt,start_time,end_time,gpus,allocated_resources,nodes,end_reason\n";
+  std::string out = attempt_csv_header();
   out.reserve(out.size() + attempts_.size() * 64);
   const Cluster& cluster = ctx_->cluster();
   for (const Attempt* a : order) {
-    append_csv_field(out, ctx_->spec(a->job).id);
-    out += ',';
-    append_int(out, a->number);
-    out += ',';
-    append_seconds(out, a->start_ms);
-    out += ',';
-    append_seconds(out, a->end_ms);
-    out += ',';
-    append_int(out, placement_gpu_count(a->placement));
-    out += ',';
-    cluster.append_gpu_id_ranges(out, a->placement);
-    out += ',';
-    append_int(out, static_cast<std::int64_t>(a->placement.size()));
-    out += ',';
-    out += end_reason(a->end);
+    const AttemptRow row{cluster,   ctx_->spec(a->job), a->number,         a->start_ms,
+                         a->end_ms, a->placement,       end_reason(a->end)};
+    bool first = true;
+    for (const AttemptColumn& column : attempt_columns()) {
+      if (!first) out += ',';
+      first = false;
+      column.write(out, row);
+    }
     out += '\n';
   }
   return out;

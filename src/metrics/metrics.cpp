@@ -10,6 +10,7 @@
 #include "schedlab/error.hpp"
 #include "schedlab/failure_model.hpp"
 #include "schedlab/output.hpp"
+#include "schedlab/output_columns.hpp"
 #include "schedlab/power_model.hpp"
 #include "schedlab/run_option_table.hpp"
 #include "schedlab/version.hpp"
@@ -496,109 +497,19 @@ std::string MetricsCollector::jobs_csv() const {
              12 * static_cast<std::size_t>(placement_gpu_count(placement));
   }
   out.reserve(bound);
-  auto text = [&out](std::string_view value) { out.append(value); };
-  auto integer = [&out](std::int64_t value) { append_int(out, value); };
-  text(
-      "job_id,submission_time,requested_number_of_resources,requested_time,starting_time,"
-      "execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,"
-      "consumed_energy,final_state,bounded_slowdown,restarts,user,priority,preemptions,"
-      "lost_gpu_seconds,status,tenant,gpu_type,queued_time");
-  text(extended_ ? ",slowdown_factor,nodes,failures\n" : "\n");
+  out += job_csv_header(extended_);
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
-    const JobSpec& spec = trace.jobs[j];
-    const JobState& s = ctx_->state(j);
-    append_csv_field(out, spec.id);
-    text(",");
-    append_seconds(out, spec.submit_ms);
-    text(",");
-    integer(spec.gpus);
-    text(",");
-    append_seconds(out, s.walltime_ms);
-    text(",");
-    if (s.status == JobStatus::kRejected) {
-      // Nothing ran: times, resources, energy and slowdown stay empty.
-      text(",,,,,,,,");
-    } else {
-      const TimeMs execution_ms = s.finish_ms - s.first_start_ms;
-      const TimeMs turnaround_ms = s.finish_ms - spec.submit_ms;
-      const double stretch =
-          execution_ms > 0 ? static_cast<double>(turnaround_ms) / static_cast<double>(execution_ms)
-                           : 1.0;
-      append_seconds(out, s.first_start_ms);
-      text(",");
-      append_seconds(out, execution_ms);
-      text(",");
-      append_seconds(out, s.finish_ms);
-      text(",");
-      append_seconds(out, s.first_start_ms - spec.submit_ms);
-      text(",");
-      append_seconds(out, turnaround_ms);
-      text(",");
-      append_metric(out, stretch, 6);
-      text(",");
-      cluster.append_gpu_id_ranges(out, s.placement);
-      text(",");
-      append_metric(out, job_energy_j_[j], 3);
-      text(",");
+    const JobRow row{trace, cluster, trace.jobs[j], ctx_->state(j), job_energy_j_[j]};
+    bool first = true;
+    for (const JobColumn& column : job_columns()) {
+      if (column.cluster_models_only && !extended_) continue;
+      if (!first) out += ',';
+      first = false;
+      column.write(out, row);
     }
-    text(batsim_final_state(s.status));
-    text(",");
-    if (s.status != JobStatus::kRejected) append_metric(out, bounded_slowdown(spec, s), 6);
-    text(",");
-    integer(s.restarts);
-    text(",");
-    append_csv_field(out, trace.strings.str(spec.user));
-    text(",");
-    integer(spec.priority);
-    text(",");
-    integer(s.preemptions);
-    text(",");
-    append_seconds(out, s.lost_gpu_ms);
-    text(",");
-    append_csv_field(out, trace.strings.str(spec.status));  // the trace's own status, if any
-    text(",");
-    append_csv_field(out, trace.strings.str(spec.tenant));
-    text(",");
-    if (s.status != JobStatus::kRejected) append_gpu_types(out, cluster, s.placement);
-    text(",");
-    if (s.status != JobStatus::kRejected) append_seconds(out, queued_ms(spec, s));
-    if (extended_) {
-      // Last attempt's slowdown (reference speed / progress rate) and node count; failures.
-      text(",");
-      if (s.status != JobStatus::kRejected) {
-        append_metric(out, s.slowdown, 6);
-        text(",");
-        integer(static_cast<std::int64_t>(s.placement.size()));
-      } else {
-        text(",");
-      }
-      text(",");
-      integer(s.failures);
-    }
-    text("\n");
+    out += '\n';
   }
   return out;
-}
-
-// The GPU types of a placement's nodes in node order, each once, joined with '+'.
-void MetricsCollector::append_gpu_types(std::string& out, const Cluster& cluster,
-                                        const Placement& placement) {
-  GpuTypeIndex previous = kAnyGpuType;
-  bool first = true;
-  for (const auto& a : placement) {
-    const GpuTypeIndex type = cluster.node(a.node).type;
-    if (type == previous) continue;
-    bool seen = false;
-    for (const auto& b : placement) {
-      if (&b == &a) break;
-      seen = seen || cluster.node(b.node).type == type;
-    }
-    previous = type;
-    if (seen) continue;
-    if (!first) out += '+';
-    append_csv_field(out, cluster.gpu_types()[type].name);
-    first = false;
-  }
 }
 
 std::string MetricsCollector::timeseries_csv() const {

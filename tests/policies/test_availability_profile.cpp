@@ -84,6 +84,20 @@ TEST_CASE("availability profile agrees with a brute-force model", "[policies][pr
       const TimeMs change = profile.next_change_after(now);
       for (TimeMs t = now + 1; t < std::min(change, kSpan); ++t)
         REQUIRE(model[static_cast<std::size_t>(t)] == model[static_cast<std::size_t>(now)]);
+      // Equal neighbours are merged: one step per run of equal free counts.
+      auto free_at = [&](TimeMs t) {
+        return t < kSpan ? model[static_cast<std::size_t>(t)] : kCapacity;
+      };
+      std::size_t runs = 1;
+      for (TimeMs t = now + 1; t <= kSpan; ++t) runs += free_at(t) != free_at(t - 1) ? 1 : 0;
+      REQUIRE(profile.steps() == runs);
+      const TimeMs fit_from = now + rng.uniform_int(0, 60);
+      const TimeMs fit_length = rng.uniform_int(1, 60);
+      const std::int64_t fit_gpus = rng.uniform_int(0, kCapacity);
+      bool fits = true;
+      for (TimeMs t = fit_from; t < fit_from + fit_length; ++t)
+        fits = fits && free_at(t) >= fit_gpus;
+      REQUIRE(profile.fits(fit_from, fit_length, fit_gpus) == fits);
     }
   }
 }
