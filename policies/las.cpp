@@ -23,13 +23,16 @@
 // jobs are tried.
 // Parameters: thresholds (GPU-seconds, ascending, separated by ',' or ';'; 3600), starvation
 // (10).
-// Data structures: waiting jobs in a std::set keyed (queue, submit, index); running jobs in a
-// std::set keyed (queue, index) so victims are a suffix; pending demotions and promotions in
+// Data structures: waiting jobs in one std::set per GPU count, keyed (queue, submit, index), and
+// a rescan merges them in that order, leaving out the counts a failure of a job of any type with
+// as many GPUs or fewer rules out (FailedSizes); running jobs in a std::set keyed (queue, index)
+// so victims are a suffix; pending demotions and promotions in
 // std::sets keyed by time, so an instant touches only the jobs that change queue.
 // Citation: J. Gu et al., "Tiresias: A GPU cluster manager for distributed deep learning",
 // NSDI 2019, sec. 3.2 and 4 (discretized 2D-LAS, STARVELIMIT promotion).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -48,6 +51,7 @@ class LasPolicy final : public Policy {
 
   void on_begin(const SchedContext& /*ctx*/, const RunSizes& sizes) override {
     queue_of_.assign(sizes.jobs, 0);
+    waiting_by_gpus_.clear();
     base_gpu_ms_.assign(sizes.jobs, 0);
     last_run_ms_.assign(sizes.jobs, 0);
     demote_ms_.assign(sizes.jobs, kNever);
@@ -78,6 +82,7 @@ class LasPolicy final : public Policy {
     // no more free GPUs than an earlier one: once a job of N GPUs of a type found no room,
     // no later job of N or more GPUs of that type (or of any type, for an untyped one) can.
     FailedSizes failed(ctx.cluster());
+    bool failed_cleared = false;
     // Tries one waiting job; false when no later job can start either.
     auto visit = [&](const Entry& entry) {
       const auto [queue, submit_ms, job] = entry;
@@ -97,6 +102,7 @@ class LasPolicy final : public Policy {
       } else if (victims_exist && preempt_for(ctx, decisions, job, queue, wake_ms)) {
         started(ctx, job, lowest_failed_queue);
         failed.clear();  // the victims may free more GPUs than the job takes
+        failed_cleared = true;
       } else {
         lowest_failed_queue = std::min(lowest_failed_queue, queue);
         failed.add(type, gpus);
@@ -105,16 +111,14 @@ class LasPolicy final : public Policy {
     };
     if (rescan_) {
       rescan_ = false;
-      // started() erases only the visited entry; victims rejoin waiting_ after schedule().
-      for (auto it = waiting_.begin(); it != waiting_.end();)
-        if (!visit(*it++)) break;
+      visit_waiting(failed, failed_cleared, visit);
     } else {  // only jobs queued since the last call can start
       std::vector<Entry> fresh;
       for (JobIndex job : ctx.changes().arrived) fresh.push_back(entry_of(ctx, job));
       for (JobIndex job : ctx.changes().requeued) fresh.push_back(entry_of(ctx, job));
       std::sort(fresh.begin(), fresh.end());
       for (const Entry& entry : fresh)
-        if (waiting_.count(entry) && !visit(entry)) break;
+        if (is_waiting(ctx, entry) && !visit(entry)) break;
     }
     if (!demotions_.empty()) wake_ms = std::min(wake_ms, demotions_.begin()->first);
     if (!promotions_.empty()) wake_ms = std::min(wake_ms, promotions_.begin()->first);
@@ -125,7 +129,65 @@ class LasPolicy final : public Policy {
   static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFu;
   using Entry = std::tuple<std::uint32_t, TimeMs, JobIndex>;  // (queue, submit, job)
 
+  using Bucket = std::set<Entry>;
+
   static bool fits(const SchedContext& ctx, JobIndex job) { return ctx.may_start_now(job); }
+
+  // Visits the waiting jobs in (queue, submit, index) order until `visit` returns false, but
+  // skips every job whose GPU count `failed` rules out whatever its type: its visit would only
+  // note the failure (the failure that rules it out came from an entry no later than it, which
+  // noted its queue already). So a rescan that ends in failures of small jobs costs the jobs
+  // visited times log(distinct GPU counts), not the whole queue. When a preemption clears
+  // `failed` (`failed_cleared`), every count comes back from the next entry on.
+  // started() erases only the visited entry; victims rejoin the queue after schedule().
+  template <typename Visit>
+  void visit_waiting(const FailedSizes& failed, bool& failed_cleared, Visit&& visit) const {
+    using Cursor = std::pair<Bucket::const_iterator, int>;  // (position in bucket, GPU count)
+    auto later = [](const Cursor& a, const Cursor& b) { return *b.first < *a.first; };
+    std::vector<Cursor> heap;
+    auto fill = [&](const Entry* after) {
+      heap.clear();
+      for (const auto& [gpus, bucket] : waiting_by_gpus_) {
+        if (failed.rules_out_any_type(gpus)) continue;
+        const auto it = after == nullptr ? bucket.begin() : bucket.upper_bound(*after);
+        if (it != bucket.end()) heap.emplace_back(it, gpus);
+      }
+      std::make_heap(heap.begin(), heap.end(), later);
+    };
+    fill(nullptr);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      auto& [it, gpus] = heap.back();
+      if (failed.rules_out_any_type(gpus)) {
+        heap.pop_back();
+        continue;
+      }
+      const Entry entry = *it++;  // `entry` may leave its bucket in visit()
+      const bool more = it != waiting_by_gpus_.at(gpus).end();
+      if (!visit(entry)) return;
+      if (failed_cleared) {
+        failed_cleared = false;
+        fill(&entry);
+      } else if (more) {
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
+    }
+  }
+
+  bool is_waiting(const SchedContext& ctx, const Entry& entry) const {
+    const auto bucket = waiting_by_gpus_.find(ctx.job(std::get<2>(entry)).gpus());
+    return bucket != waiting_by_gpus_.end() && bucket->second.count(entry) > 0;
+  }
+
+  void add_waiting(const SchedContext& ctx, JobIndex job) {
+    waiting_by_gpus_[ctx.job(job).gpus()].insert(entry_of(ctx, job));
+  }
+
+  void remove_waiting(const SchedContext& ctx, JobIndex job) {
+    waiting_by_gpus_[ctx.job(job).gpus()].erase(entry_of(ctx, job));
+  }
 
   // Attained service since the last promotion, in GPU-ms.
   std::int64_t service_gpu_ms(const SchedContext& ctx, JobIndex job) const {
@@ -147,7 +209,7 @@ class LasPolicy final : public Policy {
 
   void enqueue(const SchedContext& ctx, JobIndex job) {
     queue_of_[job] = queue_for(service_gpu_ms(ctx, job));
-    waiting_.insert(entry_of(ctx, job));
+    add_waiting(ctx, job);
     if (starvation_ > 0 && queue_of_[job] > 0 && last_run_ms_[job] > 0) {
       const auto wait_ms =
           static_cast<TimeMs>(std::ceil(starvation_ * static_cast<double>(last_run_ms_[job])));
@@ -179,7 +241,7 @@ class LasPolicy final : public Policy {
   }
 
   void started(const SchedContext& ctx, JobIndex job, std::uint32_t lowest_failed_queue) {
-    waiting_.erase(entry_of(ctx, job));
+    remove_waiting(ctx, job);
     if (promote_ms_[job] != kNever) {
       promotions_.erase({promote_ms_[job], job});
       promote_ms_[job] = kNever;
@@ -207,10 +269,10 @@ class LasPolicy final : public Policy {
       const JobIndex job = promotions_.begin()->second;
       promotions_.erase(promotions_.begin());
       promote_ms_[job] = kNever;
-      waiting_.erase(entry_of(ctx, job));
+      remove_waiting(ctx, job);
       base_gpu_ms_[job] += service_gpu_ms(ctx, job);
       queue_of_[job] = 0;
-      waiting_.insert(entry_of(ctx, job));
+      add_waiting(ctx, job);
       rescan_ = true;
     }
   }
@@ -256,7 +318,9 @@ class LasPolicy final : public Policy {
 
   std::vector<std::int64_t> thresholds_gpu_ms_;
   double starvation_;
-  std::set<Entry> waiting_;
+  // Waiting jobs by GPU count, each bucket in (queue, submit, index) order; buckets are never
+  // erased (a visit holds positions in them).
+  std::map<int, Bucket> waiting_by_gpus_;
   std::set<std::pair<std::uint32_t, JobIndex>> running_;  // (queue, job)
   std::set<std::pair<TimeMs, JobIndex>> demotions_;       // (time, running job)
   std::set<std::pair<TimeMs, JobIndex>> promotions_;      // (time, waiting job)

@@ -50,6 +50,9 @@ class FailedSizes {
   explicit FailedSizes(const Cluster& cluster);
   void add(GpuTypeIndex type, int gpus);
   bool rules_out(GpuTypeIndex type, int gpus) const;
+  // Whether every job of `gpus` GPUs is ruled out, whatever its type (a job of any type failed
+  // with no more GPUs).
+  bool rules_out_any_type(int gpus) const { return rules_out(kAnyGpuType, gpus); }
   // After a preemption: the victims may free more GPUs than the job takes.
   void clear() { smallest_.clear(); }
 
