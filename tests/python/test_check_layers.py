@@ -55,11 +55,11 @@ def test_a_public_header_including_a_higher_layer_fails(tree):
 
 
 def test_an_internal_header_of_another_layer_fails(tree):
-    number = append_include(tree / "src" / "workflows" / "sweep" / "sweep.cpp",
+    number = append_include(tree / "src" / "workflows" / "sweep" / "sweep_cells.cpp",
                             '#include "../../sim/what_if_cluster.hpp"')
     result = run_check(tree)
     assert result.returncode == 1
-    assert (f"src/workflows/sweep/sweep.cpp:{number}: includes src/sim/what_if_cluster.hpp, "
+    assert (f"src/workflows/sweep/sweep_cells.cpp:{number}: includes src/sim/what_if_cluster.hpp, "
             "internal to layer sim") in result.stdout
 
 
