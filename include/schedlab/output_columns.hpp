@@ -58,8 +58,10 @@ struct AttemptColumn {
 std::span<const AttemptColumn> attempt_columns();
 
 // The header line of jobs.csv (with or without the cluster models' columns) and of
-// attempts.csv, each ending in '\n'.
+// attempts.csv, each ending in '\n'; and one row of each, appended to `out` with its '\n'.
 std::string job_csv_header(bool cluster_models);
+void append_job_row(std::string& out, const JobRow& row, bool cluster_models);
 std::string attempt_csv_header();
+void append_attempt_row(std::string& out, const AttemptRow& row);
 
 }  // namespace schedlab

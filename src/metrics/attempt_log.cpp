@@ -45,15 +45,8 @@ std::string AttemptLog::csv() const {
   out.reserve(out.size() + attempts_.size() * 64);
   const Cluster& cluster = ctx_->cluster();
   for (const Attempt* a : order) {
-    const AttemptRow row{cluster,   ctx_->spec(a->job), a->number,         a->start_ms,
-                         a->end_ms, a->placement,       end_reason(a->end)};
-    bool first = true;
-    for (const AttemptColumn& column : attempt_columns()) {
-      if (!first) out += ',';
-      first = false;
-      column.write(out, row);
-    }
-    out += '\n';
+    append_attempt_row(out, {cluster, ctx_->spec(a->job), a->number, a->start_ms, a->end_ms,
+                             a->placement, end_reason(a->end)});
   }
   return out;
 }

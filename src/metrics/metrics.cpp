@@ -499,15 +499,8 @@ std::string MetricsCollector::jobs_csv() const {
   out.reserve(bound);
   out += job_csv_header(extended_);
   for (JobIndex j = 0; j < trace.jobs.size(); ++j) {
-    const JobRow row{trace, cluster, trace.jobs[j], ctx_->state(j), job_energy_j_[j]};
-    bool first = true;
-    for (const JobColumn& column : job_columns()) {
-      if (column.cluster_models_only && !extended_) continue;
-      if (!first) out += ',';
-      first = false;
-      column.write(out, row);
-    }
-    out += '\n';
+    append_job_row(out, {trace, cluster, trace.jobs[j], ctx_->state(j), job_energy_j_[j]},
+                   extended_);
   }
   return out;
 }

@@ -197,23 +197,53 @@ std::span<const AttemptColumn> attempt_columns() {
   return kAttemptColumns;
 }
 
+namespace {
+
+// `columns` (those `shown` keeps) joined with ',', each written by `write(column)`, then '\n'.
+template <typename Column, typename Shown, typename Write>
+void append_line(std::string& out, std::span<const Column> columns, Shown shown, Write write) {
+  bool first = true;
+  for (const Column& column : columns) {
+    if (!shown(column)) continue;
+    if (!first) out += ',';
+    first = false;
+    write(column);
+  }
+  out += '\n';
+}
+
+bool always(const AttemptColumn& /*column*/) {
+  return true;
+}
+
+}  // namespace
+
 std::string job_csv_header(bool cluster_models) {
   std::string header;
-  for (const JobColumn& column : kJobColumns) {
-    if (column.cluster_models_only && !cluster_models) continue;
-    if (!header.empty()) header += ',';
-    header += column.name;
-  }
-  return header + '\n';
+  append_line(
+      header, job_columns(),
+      [&](const JobColumn& column) { return cluster_models || !column.cluster_models_only; },
+      [&](const JobColumn& column) { header += column.name; });
+  return header;
+}
+
+void append_job_row(std::string& out, const JobRow& row, bool cluster_models) {
+  append_line(
+      out, job_columns(),
+      [&](const JobColumn& column) { return cluster_models || !column.cluster_models_only; },
+      [&](const JobColumn& column) { column.write(out, row); });
 }
 
 std::string attempt_csv_header() {
   std::string header;
-  for (const AttemptColumn& column : kAttemptColumns) {
-    if (!header.empty()) header += ',';
-    header += column.name;
-  }
-  return header + '\n';
+  append_line(header, attempt_columns(), always,
+              [&](const AttemptColumn& column) { header += column.name; });
+  return header;
+}
+
+void append_attempt_row(std::string& out, const AttemptRow& row) {
+  append_line(out, attempt_columns(), always,
+              [&](const AttemptColumn& column) { column.write(out, row); });
 }
 
 }  // namespace schedlab
