@@ -142,28 +142,32 @@ class LasPolicy final : public Policy {
   // started() erases only the visited entry; victims rejoin the queue after schedule().
   template <typename Visit>
   void visit_waiting(const FailedSizes& failed, bool& failed_cleared, Visit&& visit) const {
-    using Cursor = std::pair<Bucket::const_iterator, int>;  // (position in bucket, GPU count)
-    auto later = [](const Cursor& a, const Cursor& b) { return *b.first < *a.first; };
+    struct Cursor {
+      Bucket::const_iterator at;
+      const Bucket* bucket;
+      int gpus;
+    };
+    auto later = [](const Cursor& a, const Cursor& b) { return *b.at < *a.at; };
     std::vector<Cursor> heap;
     auto fill = [&](const Entry* after) {
       heap.clear();
       for (const auto& [gpus, bucket] : waiting_by_gpus_) {
         if (failed.rules_out_any_type(gpus)) continue;
         const auto it = after == nullptr ? bucket.begin() : bucket.upper_bound(*after);
-        if (it != bucket.end()) heap.emplace_back(it, gpus);
+        if (it != bucket.end()) heap.push_back({it, &bucket, gpus});
       }
       std::make_heap(heap.begin(), heap.end(), later);
     };
     fill(nullptr);
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), later);
-      auto& [it, gpus] = heap.back();
-      if (failed.rules_out_any_type(gpus)) {
+      Cursor& cursor = heap.back();
+      if (failed.rules_out_any_type(cursor.gpus)) {
         heap.pop_back();
         continue;
       }
-      const Entry entry = *it++;  // `entry` may leave its bucket in visit()
-      const bool more = it != waiting_by_gpus_.at(gpus).end();
+      const Entry entry = *cursor.at++;  // `entry` may leave its bucket in visit()
+      const bool more = cursor.at != cursor.bucket->end();
       if (!visit(entry)) return;
       if (failed_cleared) {
         failed_cleared = false;
