@@ -268,7 +268,7 @@ Legend draw_legend(const GanttCategories& categories, const GanttLayout& layout,
   return legend.finish();
 }
 // Row backgrounds (alternating by node), row labels, separators, and the time axis.
-std::string draw_axes(const GanttLayout& layout) {
+std::string draw_axes(const GanttLayout& layout, const DurationUnit& unit) {
   const auto& groups = layout.groups;
   const bool aggregated = layout.aggregated;
   const int row_px = layout.row_px;
@@ -302,7 +302,6 @@ std::string draw_axes(const GanttLayout& layout) {
                          num(left - 4), num(y0), num(left + plot_w), num(y0));
   }
   // Time axis: ticks in the unit that suits the window's length, at absolute simulated time.
-  const DurationUnit unit = duration_unit(span);
   const auto ticks =
       linear_ticks(from_s / unit.seconds, to_s / unit.seconds, left, left + plot_w, 8, true);
   for (const auto& [value, text] : ticks) {
@@ -534,9 +533,11 @@ GanttChart render_gantt(const std::string& title, const GanttRun& run,
       "preserveAspectRatio=\"xMinYMin meet\">\n",
       num(kWidth), num(layout.height()), markup_escape(title));
   out += "<g class=\"legend\">\n" + legend.svg + "</g>\n";
-  out += draw_axes(layout);
+  // Ticks and tooltips share one time unit, the one that suits the window's length.
+  const DurationUnit unit = duration_unit(layout.span);
+  out += draw_axes(layout, unit);
   out += chart.bucketed ? draw_cells(run, categories, layout, shown)
-                        : draw_bars(run, categories, layout, shown, duration_unit(layout.span));
+                        : draw_bars(run, categories, layout, shown, unit);
   out += "</svg>\n";
   chart.svg = std::move(out);
   chart.caption = gantt_caption(layout, chart.bucketed, categories.kind);
